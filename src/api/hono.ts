@@ -1,0 +1,42 @@
+// The Hono environment every route shares: the runtime, the caller, and parameter access.
+import type { HttpBindings } from "@hono/node-server";
+import { type Context, Hono } from "hono";
+import type { Runtime } from "../runtime.ts";
+import type { Auth } from "../services/auth.ts";
+import { type Params, requestParams } from "./params.ts";
+
+export interface AppEnv {
+  Bindings: Partial<HttpBindings>;
+  Variables: {
+    rt: Runtime;
+    /** The caller's token, when a valid one was sent. */
+    auth: Auth | null;
+    requestId: string;
+  };
+}
+
+export type Ctx = Context<AppEnv>;
+
+export const router = () => new Hono<AppEnv>();
+
+/** Query and body parameters merged (the body wins), parsed once. */
+export function params(c: Ctx): Promise<Params> {
+  // Media uploads are the largest bodies a client sends.
+  return requestParams(c, c.var.rt.config.limits.videoSize + 1024 * 1024);
+}
+
+const LOOPBACK_OR_PRIVATE = /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|::1$|::ffff:127\.|fc|fd)/;
+
+/**
+ * The client's address. Behind a reverse proxy on the same machine or network, the proxy's
+ * X-Forwarded-For tells it; a public peer's header is not trusted.
+ */
+export function clientIp(c: Ctx): string | null {
+  const peer = c.env?.incoming?.socket?.remoteAddress ?? null;
+  const forwarded = c.req.header("x-forwarded-for");
+  if (peer && forwarded && LOOPBACK_OR_PRIVATE.test(peer)) {
+    const last = forwarded.split(",").pop()?.trim();
+    if (last) return last;
+  }
+  return peer;
+}

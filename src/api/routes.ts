@@ -1,0 +1,69 @@
+// Every router of the HTTP API, in one list. Each file holds the routes of one Mastodon area,
+// written with their full paths so that a path can be found with a search.
+import type { Hono } from "hono";
+import { aboutPages } from "../web/about.ts";
+import { confirmationPages } from "../web/confirmation.ts";
+import { oauthPages } from "../web/oauth.ts";
+import type { AppEnv } from "./hono.ts";
+import { oauthApi } from "./oauth/token.ts";
+import { accountStatusesApi } from "./v1/account_statuses.ts";
+import { accounts } from "./v1/accounts.ts";
+import { credentials } from "./v1/accounts_credentials.ts";
+import { accountsRelationships } from "./v1/accounts_relationships.ts";
+import { apps } from "./v1/apps.ts";
+import { blocks } from "./v1/blocks.ts";
+import { domainBlocks } from "./v1/domain_blocks.ts";
+import { emails } from "./v1/emails.ts";
+import { endorsements } from "./v1/endorsements.ts";
+import { featuredTagsApi } from "./v1/featured_tags.ts";
+import { filtersV1 } from "./v1/filters.ts";
+import { followRequests } from "./v1/follow_requests.ts";
+import { instanceV1 } from "./v1/instance.ts";
+import { listsApi } from "./v1/lists.ts";
+import { markers } from "./v1/markers.ts";
+import { mutes } from "./v1/mutes.ts";
+import { polls } from "./v1/polls.ts";
+import { preferences } from "./v1/preferences.ts";
+import { scheduledStatuses } from "./v1/scheduled_statuses.ts";
+import { statusActions } from "./v1/status_actions.ts";
+import { statuses } from "./v1/statuses.ts";
+import { tags } from "./v1/tags.ts";
+import { timelines } from "./v1/timelines.ts";
+import { filtersV2 } from "./v2/filters.ts";
+import { instanceV2 } from "./v2/instance.ts";
+import { wellKnown } from "./well_known.ts";
+
+// Static paths under /api/v1/accounts/ (relationships, familiar_followers) come before any router
+// with /api/v1/accounts/:id, which would otherwise take them for an id.
+export const routers: Hono<AppEnv>[] = [
+  wellKnown,
+  instanceV1,
+  instanceV2,
+  accountsRelationships,
+  followRequests,
+  blocks,
+  mutes,
+  domainBlocks,
+  endorsements,
+  oauthApi,
+  oauthPages,
+  confirmationPages,
+  aboutPages,
+  apps,
+  credentials,
+  accountStatusesApi,
+  accounts,
+  emails,
+  featuredTagsApi,
+  filtersV1,
+  filtersV2,
+  listsApi,
+  markers,
+  preferences,
+  statuses,
+  statusActions,
+  tags,
+  timelines,
+  polls,
+  scheduledStatuses,
+];

@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { renderStatuses } from "../../serializers/status.ts";
+import { viewableAccount } from "../../services/accounts.ts";
+import { accountStatuses, pinnedStatuses } from "../../services/statuses/read.ts";
+import { tokenIfGiven, viewerId } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { pageParams, setLinkHeader } from "../pagination.ts";
+import { parse, pathId, truthy } from "../validate.ts";
+
+export const accountStatusesApi = router();
+
+const flag = z
+  .unknown()
+  .optional()
+  .transform((v) => truthy(v) ?? false);
+const schema = z.object({
+  exclude_reblogs: flag,
+  exclude_replies: flag,
+  only_media: flag,
+  pinned: flag,
+  tagged: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
+});
+
+accountStatusesApi.get("/api/v1/accounts/:id/statuses", tokenIfGiven("read:statuses"), async (c) => {
+  const id = pathId(c.req.param("id"));
+  const rt = c.var.rt;
+  const all = await params(c);
+  const p = parse(schema, all);
+  const viewer = viewerId(c);
+  // A suspended account shows no statuses: an empty list, as in Mastodon.
+  await viewableAccount(rt, id).catch((error) => {
+    if (error.status !== 410) throw error;
+  });
+  const options = { viewerId: viewer, context: "account" as const, dropHidden: true };
+  if (p.pinned) {
+    // Pins are few and come all at once: no pagination headers.
+    return c.json(await renderStatuses(rt, await pinnedStatuses(rt, viewer, id), options));
+  }
+  const result = await accountStatuses(
+    rt,
+    viewer,
+    id,
+    {
+      excludeReblogs: p.exclude_reblogs,
+      excludeReplies: p.exclude_replies,
+      onlyMedia: p.only_media,
+      tagged: p.tagged ?? null,
+    },
+    pageParams(all),
+  );
+  setLinkHeader(c, rt.config.origin, result);
+  return c.json(await renderStatuses(rt, result.items, options));
+});

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { ApiError, notFound, unprocessable } from "../../domain/errors.ts";
+import { isId } from "../../domain/ids.ts";
+import { renderAccountById, renderAccounts } from "../../serializers/account.ts";
+import { renderToken } from "../../serializers/token.ts";
+import { searchAccounts } from "../../services/account_search.ts";
+import { lookupAccount, requireAccountExists, viewableAccount, viewableAccountIds } from "../../services/accounts.ts";
+import { signUp } from "../../services/registration.ts";
+import { currentUser, requireToken, requireUser, tokenIfGiven } from "../auth.ts";
+import { clientIp, params, router } from "../hono.ts";
+import { parse, pathId, zBool, zInt, zStrings, zText } from "../validate.ts";
+
+export const accounts = router();
+
+const signUpSchema = z.object({
+  username: zText(),
+  email: zText(),
+  password: zText(),
+  agreement: z.unknown().optional(),
+  locale: zText(),
+  reason: zText(),
+  date_of_birth: zText(),
+});
+
+accounts.post("/api/v1/accounts", requireToken("write:accounts"), async (c) => {
+  const auth = c.var.auth!;
+  if (auth.user) throw new ApiError(403, "This method requires an client credentials authentication");
+  const p = parse(signUpSchema, await params(c));
+  const token = await signUp(
+    c.var.rt,
+    auth.applicationId!,
+    {
+      username: p.username,
+      email: p.email,
+      password: p.password,
+      agreement: p.agreement,
+      locale: p.locale,
+      reason: p.reason,
+      dateOfBirth: p.date_of_birth,
+    },
+    clientIp(c),
+  );
+  return c.json(renderToken(token));
+});
+
+accounts.get("/api/v1/accounts/lookup", tokenIfGiven("read:accounts"), async (c) => {
+  const p = parse(z.object({ acct: zText() }), await params(c));
+  // Mastodon answers a missing acct the way it answers an unknown one.
+  if (!p.acct) throw notFound();
+  const { id } = await lookupAccount(c.var.rt, p.acct);
+  return c.json(await renderAccountById(c.var.rt, id));
+});
+
+accounts.get("/api/v1/accounts/search", requireUser("read:accounts"), async (c) => {
+  // `resolve` would ask remote servers for an unknown `user@domain`; only known accounts are found.
+  const p = parse(
+    z.object({ q: zText(), limit: zInt(), offset: zInt(), resolve: zBool(), following: zBool() }),
+    await params(c),
+  );
+  const ids = await searchAccounts(c.var.rt, currentUser(c).accountId, {
+    q: p.q ?? "",
+    // Mastodon's limit_param: 40 by default, at most twice that.
+    limit: Math.min(Math.abs(p.limit ?? 40), 80),
+    offset: Math.max(p.offset ?? 0, 0),
+    following: p.following ?? false,
+  });
+  return c.json(await renderAccounts(c.var.rt, ids));
+});
+
+accounts.get("/api/v1/accounts", tokenIfGiven("read:accounts"), async (c) => {
+  const p = parse(z.object({ id: zStrings() }), await params(c));
+  const ids = [...new Set(p.id ?? [])];
+  if (ids.length > 40) throw unprocessable("Validation failed: too many ids (at most 40)");
+  const valid = ids.filter(isId);
+  return c.json(await renderAccounts(c.var.rt, await viewableAccountIds(c.var.rt, valid)));
+});
+
+accounts.get("/api/v1/accounts/:id/identity_proofs", requireUser(), async (c) => {
+  // Identity proofs were retired from Mastodon; the endpoint answers an empty list, as Mastodon's does.
+  await requireAccountExists(c.var.rt, pathId(c.req.param("id")));
+  return c.json([]);
+});
+
+accounts.get("/api/v1/accounts/:id", tokenIfGiven("read:accounts"), async (c) => {
+  const id = pathId(c.req.param("id"));
+  await viewableAccount(c.var.rt, id);
+  return c.json(await renderAccountById(c.var.rt, id));
+});

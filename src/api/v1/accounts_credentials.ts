@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { ApiError } from "../../domain/errors.ts";
+import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
+import { renderCredentialAccount } from "../../serializers/account.ts";
+import type { Auth, AuthUser } from "../../services/auth.ts";
+import { type ProfileChanges, removeProfileImage, updateProfile } from "../../services/profile.ts";
+import { activeUser, currentUser, requireToken, requireUser } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { fileParam, isObject, type Params } from "../params.ts";
+import { parse, truthy, zStrings } from "../validate.ts";
+
+export const credentials = router();
+
+/** Mastodon's `require_potential_user!`: any user but a suspended one. */
+function potentialUser(auth: Auth): AuthUser {
+  if (!auth.user) throw new ApiError(422, "This method requires an authenticated user");
+  if (auth.user.suspended) throw new ApiError(403, INACTIVE_MESSAGES.disabled);
+  return auth.user;
+}
+
+/**
+ * With `allow_nonfunctional=true`, an app may see the account its token belongs to before the user
+ * has confirmed their address or been approved (Mastodon's laxer check for sign-up flows).
+ */
+credentials.get("/api/v1/accounts/verify_credentials", requireToken("read:accounts", "profile"), async (c) => {
+  const auth = c.var.auth!;
+  const user = truthy(c.req.query("allow_nonfunctional")) ? potentialUser(auth) : activeUser(auth);
+  return c.json(await renderCredentialAccount(c.var.rt, user.id));
+});
+
+const text = z.preprocess((v) => (v === null ? undefined : v), z.string().optional());
+const flag = z
+  .unknown()
+  .optional()
+  .transform((v) => truthy(v));
+
+const updateSchema = z.object({
+  display_name: text,
+  note: text,
+  locked: flag,
+  bot: flag,
+  discoverable: flag,
+  hide_collections: flag,
+  indexable: flag,
+  // `fields_attributes[0][name]` (a hash by index) or a JSON array.
+  fields_attributes: z
+    .union([z.array(z.record(z.string(), z.unknown())), z.record(z.string(), z.unknown())])
+    .optional(),
+  attribution_domains: zStrings(),
+  source: z.preprocess((v) => (isObject(v) ? v : undefined), z.record(z.string(), z.unknown()).optional()),
+});
+
+function fieldsOf(value: z.output<typeof updateSchema>["fields_attributes"]) {
+  if (value === undefined) return undefined;
+  const entries = Array.isArray(value)
+    ? value
+    : Object.keys(value)
+        .sort((a, b) => Number(a) - Number(b))
+        .map((k) => (value as Record<string, unknown>)[k]);
+  return entries.map((e) => {
+    const f = isObject(e) ? e : {};
+    return { name: String(f.name ?? ""), value: String(f.value ?? "") };
+  });
+}
+
+/** `source[…]` values; an empty privacy means "leave as is", an empty language "detect it". */
+function sourceOf(source: Params | undefined): ProfileChanges["source"] {
+  if (!source) return undefined;
+  const out: NonNullable<ProfileChanges["source"]> = {};
+  if (typeof source.privacy === "string" && source.privacy !== "") out.privacy = source.privacy;
+  const sensitive = truthy(source.sensitive);
+  if (sensitive !== undefined) out.sensitive = sensitive;
+  if (typeof source.language === "string") out.language = source.language.trim();
+  return out;
+}
+
+credentials.patch("/api/v1/accounts/update_credentials", requireUser("write:accounts"), async (c) => {
+  const all = await params(c);
+  const p = parse(updateSchema, all);
+  const user = currentUser(c);
+  await updateProfile(c.var.rt, user, {
+    displayName: p.display_name,
+    note: p.note,
+    avatar: fileParam(all.avatar, "avatar") ?? undefined,
+    header: fileParam(all.header, "header") ?? undefined,
+    locked: p.locked,
+    bot: p.bot,
+    discoverable: p.discoverable,
+    hideCollections: p.hide_collections,
+    indexable: p.indexable,
+    fields: fieldsOf(p.fields_attributes),
+    attributionDomains: p.attribution_domains,
+    source: sourceOf(p.source),
+  });
+  return c.json(await renderCredentialAccount(c.var.rt, user.id));
+});
+
+for (const kind of ["avatar", "header"] as const) {
+  credentials.delete(`/api/v1/profile/${kind}`, requireUser("write:accounts"), async (c) => {
+    const user = currentUser(c);
+    await removeProfileImage(c.var.rt, user.accountId, kind);
+    return c.json(await renderCredentialAccount(c.var.rt, user.id));
+  });
+}

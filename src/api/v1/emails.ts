@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { ApiError } from "../../domain/errors.ts";
+import { isEmailConfirmed, resendConfirmation } from "../../services/email_confirmation.ts";
+import { requireToken } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { parse } from "../validate.ts";
+
+export const emails = router();
+
+// Meant for the token an app got at sign-up, whose user has not confirmed yet: no active user needed.
+emails.post("/api/v1/emails/confirmations", requireToken("write:accounts"), async (c) => {
+  const auth = c.var.auth!;
+  // An empty `email` is a (wrong) address, not an absent one: Mastodon checks `params.key?(:email)`.
+  const p = parse(z.object({ email: z.string().optional() }), await params(c));
+  await resendConfirmation(c.var.rt, { userId: auth.user?.id ?? null, applicationId: auth.applicationId }, p.email);
+  return c.json({});
+});
+
+// Lets the app that signed someone up see when the mailed link has been followed.
+emails.get("/api/v1/emails/check_confirmation", requireToken("read:accounts"), async (c) => {
+  const user = c.var.auth!.user;
+  if (!user) throw new ApiError(422, "This method requires an authenticated user");
+  return c.json(await isEmailConfirmed(c.var.rt, user.id));
+});

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { renderFeaturedTag } from "../../serializers/featured_tag.ts";
+import { renderTags } from "../../serializers/tag.ts";
+import { requireAccountExists } from "../../services/accounts.ts";
+import {
+  featuredTagSuggestions,
+  featuredTagsOf,
+  featureTag,
+  unfeatureTag,
+  unfeatureTagById,
+} from "../../services/featured_tags.ts";
+import { findOrCreateTag } from "../../services/tags.ts";
+import { currentUser, requireUser, tokenIfGiven } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { parse, pathId, zText } from "../validate.ts";
+
+export const featuredTagsApi = router();
+
+featuredTagsApi.get("/api/v1/featured_tags", requireUser("read:accounts"), async (c) => {
+  const featured = await featuredTagsOf(c.var.rt, currentUser(c).accountId);
+  return c.json(featured.map((f) => renderFeaturedTag(c.var.rt, f)));
+});
+
+featuredTagsApi.post("/api/v1/featured_tags", requireUser("write:accounts"), async (c) => {
+  const p = parse(z.object({ name: zText() }), await params(c));
+  const featured = await featureTag(c.var.rt, currentUser(c).accountId, p.name ?? "");
+  return c.json(renderFeaturedTag(c.var.rt, featured));
+});
+
+featuredTagsApi.get("/api/v1/featured_tags/suggestions", requireUser("read:accounts"), async (c) => {
+  const viewer = currentUser(c).accountId;
+  return c.json(await renderTags(c.var.rt, await featuredTagSuggestions(c.var.rt, viewer), viewer));
+});
+
+featuredTagsApi.delete("/api/v1/featured_tags/:id", requireUser("write:accounts"), async (c) => {
+  await unfeatureTagById(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  return c.json({});
+});
+
+featuredTagsApi.get("/api/v1/accounts/:id/featured_tags", tokenIfGiven("read:accounts"), async (c) => {
+  const id = pathId(c.req.param("id"));
+  const account = await requireAccountExists(c.var.rt, id);
+  // A suspended account features nothing, as in Mastodon.
+  if (account.suspended) return c.json([]);
+  return c.json((await featuredTagsOf(c.var.rt, id)).map((f) => renderFeaturedTag(c.var.rt, f)));
+});
+
+// The same from a hashtag's side (Mastodon 4.4): answers the Tag, with `featuring`.
+featuredTagsApi.post("/api/v1/tags/:name/feature", requireUser("write:accounts"), async (c) => {
+  const viewer = currentUser(c).accountId;
+  const name = decodeURIComponent(c.req.param("name"));
+  const tag = await findOrCreateTag(c.var.rt, name);
+  await featureTag(c.var.rt, viewer, name);
+  return c.json((await renderTags(c.var.rt, [tag], viewer))[0]);
+});
+
+featuredTagsApi.post("/api/v1/tags/:name/unfeature", requireUser("write:accounts"), async (c) => {
+  const viewer = currentUser(c).accountId;
+  const tag = await unfeatureTag(c.var.rt, viewer, decodeURIComponent(c.req.param("name")));
+  return c.json((await renderTags(c.var.rt, [tag], viewer))[0]);
+});

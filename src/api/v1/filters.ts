@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { renderV1Filter } from "../../serializers/filter.ts";
+import * as filters from "../../services/filters.ts";
+import { currentUser, requireUser } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { parse, pathId, truthy, zStrings } from "../validate.ts";
+
+// The deprecated v1 filters, still used by older apps: each is one keyword of a v2 filter.
+export const filtersV1 = router();
+
+const schema = z.object({
+  phrase: z.string().optional(),
+  context: zStrings(),
+  irreversible: z.unknown().optional(),
+  whole_word: z.unknown().optional(),
+  expires_in: z.preprocess((v) => (v === "" ? null : v), z.union([z.null(), z.coerce.number().int()]).optional()),
+});
+
+const inputOf = (p: z.output<typeof schema>): filters.V1FilterInput => ({
+  phrase: p.phrase,
+  context: p.context,
+  irreversible: truthy(p.irreversible),
+  wholeWord: truthy(p.whole_word),
+  expiresIn: p.expires_in,
+});
+
+filtersV1.get("/api/v1/filters", requireUser("read:filters"), async (c) =>
+  c.json((await filters.listV1Filters(c.var.rt, currentUser(c).accountId)).map(renderV1Filter)),
+);
+
+filtersV1.post("/api/v1/filters", requireUser("write:filters"), async (c) => {
+  const p = parse(schema, await params(c));
+  return c.json(renderV1Filter(await filters.createV1Filter(c.var.rt, currentUser(c).accountId, inputOf(p))));
+});
+
+filtersV1.get("/api/v1/filters/:id", requireUser("read:filters"), async (c) =>
+  c.json(renderV1Filter(await filters.getV1Filter(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id"))))),
+);
+
+filtersV1.put("/api/v1/filters/:id", requireUser("write:filters"), async (c) => {
+  const p = parse(schema, await params(c));
+  const id = pathId(c.req.param("id"));
+  return c.json(renderV1Filter(await filters.updateV1Filter(c.var.rt, currentUser(c).accountId, id, inputOf(p))));
+});
+
+filtersV1.delete("/api/v1/filters/:id", requireUser("write:filters"), async (c) => {
+  await filters.deleteV1Filter(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  return c.json({});
+});

@@ -1,0 +1,28 @@
+// Follow requests awaiting the caller's answer.
+import { renderRelationship } from "../../serializers/relationship.ts";
+import { authorizeFollowRequest, listFollowRequests, rejectFollowRequest } from "../../services/follows.ts";
+import { ACCOUNT_PAGE, accountPage } from "../account_lists.ts";
+import { currentUser, requireUser } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { pageParams } from "../pagination.ts";
+
+export const followRequests = router();
+
+followRequests.get("/api/v1/follow_requests", requireUser("read:follows"), async (c) => {
+  const page = pageParams(await params(c), ACCOUNT_PAGE);
+  return accountPage(c, await listFollowRequests(c.var.rt, currentUser(c).accountId, page));
+});
+
+followRequests.post("/api/v1/follow_requests/:account_id/authorize", requireUser("write:follows"), async (c) => {
+  const me = currentUser(c).accountId;
+  const requester = c.req.param("account_id");
+  await authorizeFollowRequest(c.var.rt, me, requester);
+  return c.json(await renderRelationship(c.var.rt, me, requester));
+});
+
+followRequests.post("/api/v1/follow_requests/:account_id/reject", requireUser("write:follows"), async (c) => {
+  const me = currentUser(c).accountId;
+  const requester = c.req.param("account_id");
+  await rejectFollowRequest(c.var.rt, me, requester);
+  return c.json(await renderRelationship(c.var.rt, me, requester));
+});

@@ -1,0 +1,67 @@
+import { notFound } from "../../domain/errors.ts";
+import { languageList } from "../../domain/languages.ts";
+import { instanceV1Entity, renderDomainBlock, renderRule, renderTerms } from "../../serializers/instance.ts";
+import {
+  activity,
+  currentTerms,
+  domainBlocks,
+  instanceCached,
+  markdownToHtml,
+  peers,
+  privacyPolicy,
+  rules,
+  siteText,
+  termsVersions,
+} from "../../services/instance.ts";
+import { viewerId } from "../auth.ts";
+import { router } from "../hono.ts";
+
+export const instanceV1 = router();
+
+instanceV1.get("/api/v1/instance", async (c) =>
+  c.json(await instanceCached(c.var.rt, "v1", () => instanceV1Entity(c.var.rt))),
+);
+
+instanceV1.get("/api/v1/instance/peers", async (c) =>
+  c.json(await instanceCached(c.var.rt, "peers", () => peers(c.var.rt))),
+);
+
+instanceV1.get("/api/v1/instance/activity", async (c) =>
+  c.json(await instanceCached(c.var.rt, "activity", () => activity(c.var.rt))),
+);
+
+instanceV1.get("/api/v1/instance/rules", async (c) => c.json((await rules(c.var.rt)).map(renderRule)));
+
+instanceV1.get("/api/v1/instance/extended_description", async (c) => {
+  const text = await siteText(c.var.rt, "extended_description");
+  return c.json({ updated_at: text?.updated_at ?? null, content: text ? markdownToHtml(text.text) : "" });
+});
+
+instanceV1.get("/api/v1/instance/privacy_policy", async (c) => c.json(await privacyPolicy(c.var.rt)));
+
+instanceV1.get("/api/v1/instance/terms_of_service", async (c) => {
+  const versions = await termsVersions(c.var.rt);
+  const current = currentTerms(versions);
+  if (!current) throw notFound();
+  return c.json(renderTerms(versions, current));
+});
+
+instanceV1.get("/api/v1/instance/terms_of_service/:date", async (c) => {
+  const versions = await termsVersions(c.var.rt);
+  const version = versions.find((v) => v.effective_date === c.req.param("date"));
+  if (!version) throw notFound();
+  return c.json(renderTerms(versions, version));
+});
+
+instanceV1.get("/api/v1/instance/languages", (c) => c.json(languageList()));
+
+// Translation is not offered, so there are no language pairs, as Mastodon answers without a translator.
+instanceV1.get("/api/v1/instance/translation_languages", (c) => c.json({}));
+
+instanceV1.get("/api/v1/instance/domain_blocks", async (c) => {
+  const show = c.var.rt.config.showDomainBlocks;
+  const signedIn = viewerId(c) !== null;
+  if (show === "disabled" || (show === "users" && !signedIn)) throw notFound();
+  const blocks = (await domainBlocks(c.var.rt)).filter((b) => b.severity !== "noop" || b.reject_media);
+  return c.json(blocks.map((b) => renderDomainBlock(b, true)));
+});

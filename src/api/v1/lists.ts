@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { renderAccounts } from "../../serializers/account.ts";
+import { renderList } from "../../serializers/list.ts";
+import { viewableAccount } from "../../services/accounts.ts";
+import * as lists from "../../services/lists.ts";
+import { currentUser, requireUser } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { pageParams, setLinkHeader } from "../pagination.ts";
+import { parse, pathId, truthy, zStrings } from "../validate.ts";
+
+export const listsApi = router();
+
+const READ = requireUser("read:lists");
+const WRITE = requireUser("write:lists");
+
+const listSchema = z.object({
+  title: z.string().optional(),
+  replies_policy: z.string().optional(),
+  exclusive: z.unknown().optional(),
+});
+
+const changesOf = (p: z.output<typeof listSchema>): lists.ListChanges => ({
+  title: p.title,
+  repliesPolicy: p.replies_policy,
+  exclusive: truthy(p.exclusive),
+});
+
+// Lists are few (at most 50): they come all at once, without pagination.
+listsApi.get("/api/v1/lists", READ, async (c) =>
+  c.json((await lists.listsOf(c.var.rt, currentUser(c).accountId)).map(renderList)),
+);
+
+listsApi.post("/api/v1/lists", WRITE, async (c) => {
+  const p = parse(listSchema, await params(c));
+  return c.json(renderList(await lists.createList(c.var.rt, currentUser(c).accountId, changesOf(p))));
+});
+
+listsApi.get("/api/v1/lists/:id", READ, async (c) =>
+  c.json(renderList(await lists.ownList(c.var.rt.db, currentUser(c).accountId, pathId(c.req.param("id"))))),
+);
+
+listsApi.put("/api/v1/lists/:id", WRITE, async (c) => {
+  const p = parse(listSchema, await params(c));
+  const id = pathId(c.req.param("id"));
+  return c.json(renderList(await lists.updateList(c.var.rt, currentUser(c).accountId, id, changesOf(p))));
+});
+
+listsApi.delete("/api/v1/lists/:id", WRITE, async (c) => {
+  await lists.deleteList(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  return c.json({});
+});
+
+listsApi.get("/api/v1/lists/:id/accounts", READ, async (c) => {
+  const page = pageParams(await params(c), { default: 40, max: 80, zeroMeansAll: true });
+  const result = await lists.listMembers(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), page);
+  setLinkHeader(c, c.var.rt.config.origin, result);
+  return c.json(
+    await renderAccounts(
+      c.var.rt,
+      result.items.map((m) => m.account_id),
+    ),
+  );
+});
+
+const membersSchema = z.object({ account_ids: zStrings() });
+
+listsApi.post("/api/v1/lists/:id/accounts", WRITE, async (c) => {
+  const p = parse(membersSchema, await params(c));
+  await lists.addMembers(
+    c.var.rt,
+    currentUser(c).accountId,
+    pathId(c.req.param("id")),
+    (p.account_ids ?? []).map(pathId),
+  );
+  return c.json({});
+});
+
+listsApi.delete("/api/v1/lists/:id/accounts", WRITE, async (c) => {
+  const p = parse(membersSchema, await params(c));
+  await lists.removeMembers(
+    c.var.rt,
+    currentUser(c).accountId,
+    pathId(c.req.param("id")),
+    (p.account_ids ?? []).map(pathId),
+  );
+  return c.json({});
+});
+
+listsApi.get("/api/v1/accounts/:id/lists", READ, async (c) => {
+  const id = pathId(c.req.param("id"));
+  await viewableAccount(c.var.rt, id);
+  return c.json((await lists.listsContaining(c.var.rt, currentUser(c).accountId, id)).map(renderList));
+});

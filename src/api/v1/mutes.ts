@@ -1,0 +1,22 @@
+// The accounts the caller mutes, as MutedAccount entities (an Account with `mute_expires_at`).
+// Muting and unmuting are in accounts_relationships.ts.
+import { renderAccounts } from "../../serializers/account.ts";
+import { listMutes } from "../../services/mutes.ts";
+import { ACCOUNT_PAGE } from "../account_lists.ts";
+import { currentUser, requireUser } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { pageParams, setLinkHeader } from "../pagination.ts";
+
+export const mutes = router();
+
+mutes.get("/api/v1/mutes", requireUser("read:mutes"), async (c) => {
+  const page = pageParams(await params(c), ACCOUNT_PAGE);
+  const result = await listMutes(c.var.rt, currentUser(c).accountId, page);
+  const accounts = await renderAccounts(
+    c.var.rt,
+    result.items.map((m) => m.account_id),
+  );
+  const expiry = new Map(result.items.map((m) => [m.account_id, m.expires_at]));
+  setLinkHeader(c, c.var.rt.config.origin, result);
+  return c.json(accounts.map((a) => ({ ...a, mute_expires_at: expiry.get(a.id)?.toISOString() ?? null })));
+});

@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { renderPolls, visiblePoll, vote } from "../../services/polls.ts";
+import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { parse, pathId, zStrings } from "../validate.ts";
+
+export const polls = router();
+
+polls.get("/api/v1/polls/:id", tokenIfGiven("read:statuses"), async (c) => {
+  const viewer = viewerId(c);
+  const poll = await visiblePoll(c.var.rt, viewer, pathId(c.req.param("id")));
+  return c.json((await renderPolls(c.var.rt, [poll.id], viewer)).get(poll.id));
+});
+
+polls.post("/api/v1/polls/:id/votes", requireUser("write:statuses"), async (c) => {
+  const p = parse(z.object({ choices: zStrings() }), await params(c));
+  const viewer = currentUser(c).accountId;
+  const id = pathId(c.req.param("id"));
+  await vote(c.var.rt, viewer, id, (p.choices ?? []).map(Number));
+  return c.json((await renderPolls(c.var.rt, [id], viewer)).get(id));
+});

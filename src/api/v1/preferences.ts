@@ -1,0 +1,10 @@
+import { renderPreferences } from "../../serializers/preferences.ts";
+import { userSettings } from "../../services/preferences.ts";
+import { currentUser, requireUser } from "../auth.ts";
+import { router } from "../hono.ts";
+
+export const preferences = router();
+
+preferences.get("/api/v1/preferences", requireUser("read:accounts"), async (c) =>
+  c.json(renderPreferences(await userSettings(c.var.rt, currentUser(c).id))),
+);

@@ -1,0 +1,72 @@
+// POST /api/v1/statuses/:id/{favourite,reblog,bookmark,pin,mute,…} and who favourited or boosted.
+import { z } from "zod";
+import { renderAccounts } from "../../serializers/account.ts";
+import { renderStatus, renderStatuses } from "../../serializers/status.ts";
+import * as act from "../../services/interactions.ts";
+import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
+import { type Ctx, params, router } from "../hono.ts";
+import { pageParams, setLinkHeader } from "../pagination.ts";
+import { parse, pathId } from "../validate.ts";
+
+export const statusActions = router();
+
+type Action = (rt: Ctx["var"]["rt"], viewerId: string, id: string) => Promise<string>;
+
+const simple: [string, string, Action][] = [
+  ["favourite", "write:favourites", act.favourite],
+  ["unfavourite", "write:favourites", act.unfavourite],
+  ["unreblog", "write:statuses", act.unreblog],
+  ["bookmark", "write:bookmarks", act.bookmark],
+  ["unbookmark", "write:bookmarks", act.unbookmark],
+  ["pin", "write:accounts", act.pin],
+  ["unpin", "write:accounts", act.unpin],
+  ["mute", "write:mutes", (rt, v, id) => act.muteConversation(rt, v, id, true)],
+  ["unmute", "write:mutes", (rt, v, id) => act.muteConversation(rt, v, id, false)],
+];
+
+for (const [name, scope, action] of simple) {
+  statusActions.post(`/api/v1/statuses/:id/${name}`, requireUser(scope), async (c) => {
+    const viewer = currentUser(c).accountId;
+    const id = await action(c.var.rt, viewer, pathId(c.req.param("id")));
+    return c.json(await renderStatus(c.var.rt, id, { viewerId: viewer }));
+  });
+}
+
+statusActions.post("/api/v1/statuses/:id/reblog", requireUser("write:statuses"), async (c) => {
+  const p = parse(
+    z.object({ visibility: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()) }),
+    await params(c),
+  );
+  const viewer = currentUser(c).accountId;
+  const id = await act.reblog(c.var.rt, viewer, pathId(c.req.param("id")), p.visibility);
+  return c.json(await renderStatus(c.var.rt, id, { viewerId: viewer }));
+});
+
+for (const [name, kind] of [
+  ["favourited_by", "favourites"],
+  ["reblogged_by", "reblogs"],
+] as const) {
+  statusActions.get(`/api/v1/statuses/:id/${name}`, tokenIfGiven("read:statuses"), async (c) => {
+    const page = pageParams(await params(c), { default: 40, max: 80 });
+    const result = await act.interactedBy(c.var.rt, viewerId(c), pathId(c.req.param("id")), kind, page);
+    setLinkHeader(c, c.var.rt.config.origin, result);
+    return c.json(
+      await renderAccounts(
+        c.var.rt,
+        result.items.map((r) => r.account_id),
+      ),
+    );
+  });
+}
+
+for (const [path, table, scope] of [
+  ["/api/v1/bookmarks", "bookmarks", "read:bookmarks"],
+  ["/api/v1/favourites", "favourites", "read:favourites"],
+] as const) {
+  statusActions.get(path, requireUser(scope), async (c) => {
+    const viewer = currentUser(c).accountId;
+    const result = await act.savedStatuses(c.var.rt, viewer, table, pageParams(await params(c)));
+    setLinkHeader(c, c.var.rt.config.origin, result);
+    return c.json(await renderStatuses(c.var.rt, result.items, { viewerId: viewer }));
+  });
+}

@@ -1,0 +1,162 @@
+import { z } from "zod";
+import { unprocessable } from "../../domain/errors.ts";
+import { renderAccounts } from "../../serializers/account.ts";
+import { renderScheduled } from "../../serializers/scheduled_status.ts";
+import { renderStatus, renderStatuses } from "../../serializers/status.ts";
+import type { NewPoll } from "../../services/polls.ts";
+import { scheduleStatus } from "../../services/scheduled_statuses.ts";
+import { deleteStatus } from "../../services/statuses/delete.ts";
+import { editStatus, ownStatus, statusHistory } from "../../services/statuses/edit.ts";
+import { postStatus } from "../../services/statuses/post.ts";
+import { threadContext, visibleIds } from "../../services/statuses/read.ts";
+import { visibleStatus } from "../../services/visibility.ts";
+import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { parse, pathId, truthy, zInt, zStrings } from "../validate.ts";
+
+export const statuses = router();
+
+const text = z.preprocess((v) => (v === null ? undefined : v), z.string().optional());
+
+const draftSchema = z.object({
+  status: text,
+  spoiler_text: text,
+  sensitive: z.unknown().optional(),
+  language: z.preprocess((v) => (v === "" || v === null ? undefined : v), z.string().optional()),
+  media_ids: zStrings(),
+  visibility: z.preprocess((v) => (v === "" || v === null ? undefined : v), z.string().optional()),
+  in_reply_to_id: z.preprocess((v) => (v === "" || v === null ? undefined : v), z.coerce.string().optional()),
+  poll: z.preprocess(
+    (v) => (v !== null && typeof v === "object" && !Array.isArray(v) ? v : undefined),
+    z
+      .object({
+        options: zStrings(),
+        expires_in: zInt(),
+        multiple: z.unknown().optional(),
+        hide_totals: z.unknown().optional(),
+      })
+      .optional(),
+  ),
+  scheduled_at: z.preprocess((v) => (v === "" || v === null ? undefined : v), z.string().optional()),
+});
+
+function pollOf(p: z.output<typeof draftSchema>): NewPoll | undefined {
+  if (!p.poll) return undefined;
+  return {
+    options: p.poll.options ?? [],
+    expiresIn: p.poll.expires_in ?? 0,
+    multiple: truthy(p.poll.multiple) ?? false,
+    hideTotals: truthy(p.poll.hide_totals) ?? false,
+  };
+}
+
+function draftOf(p: z.output<typeof draftSchema>) {
+  return {
+    text: (p.status ?? "").trim(),
+    spoilerText: (p.spoiler_text ?? "").trim(),
+    language: p.language ?? null,
+    mediaIds: p.media_ids ?? [],
+    sensitive: truthy(p.sensitive),
+  };
+}
+
+statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
+  const p = parse(draftSchema, await params(c));
+  const user = currentUser(c);
+  const idempotencyKey = c.req.header("idempotency-key")?.slice(0, 200);
+  if (p.scheduled_at !== undefined) {
+    const draft = draftOf(p);
+    const poll = pollOf(p);
+    const scheduled = await scheduleStatus(c.var.rt, user.accountId, new Date(p.scheduled_at), {
+      text: draft.text,
+      spoiler_text: draft.spoilerText,
+      sensitive: draft.sensitive ?? null,
+      visibility: p.visibility ?? null,
+      language: draft.language,
+      in_reply_to_id: p.in_reply_to_id ?? null,
+      media_ids: draft.mediaIds,
+      poll: poll
+        ? { options: poll.options, expires_in: poll.expiresIn, multiple: poll.multiple, hide_totals: poll.hideTotals }
+        : null,
+      application_id: c.var.auth!.applicationId,
+      idempotency: idempotencyKey ?? null,
+    });
+    return c.json(renderScheduled(scheduled));
+  }
+  const id = await postStatus(
+    c.var.rt,
+    { userId: user.id, accountId: user.accountId, applicationId: c.var.auth!.applicationId },
+    {
+      ...draftOf(p),
+      visibility: p.visibility,
+      inReplyToId: p.in_reply_to_id,
+      idempotencyKey,
+      poll: pollOf(p),
+    },
+  );
+  return c.json(await renderStatus(c.var.rt, id, { viewerId: user.accountId }));
+});
+
+statuses.get("/api/v1/statuses", tokenIfGiven("read:statuses"), async (c) => {
+  const p = parse(z.object({ id: zStrings() }), await params(c));
+  const ids = [...new Set(p.id ?? [])].filter((id) => /^\d{1,19}$/.test(id));
+  if (ids.length > 40) throw unprocessable("Validation failed: too many ids (at most 40)");
+  const viewer = viewerId(c);
+  return c.json(await renderStatuses(c.var.rt, await visibleIds(c.var.rt, viewer, ids), { viewerId: viewer }));
+});
+
+statuses.get("/api/v1/statuses/:id", tokenIfGiven("read:statuses"), async (c) => {
+  const viewer = viewerId(c);
+  const row = await visibleStatus(c.var.rt, viewer, pathId(c.req.param("id")));
+  return c.json(await renderStatus(c.var.rt, row.id, { viewerId: viewer, context: "thread" }));
+});
+
+statuses.get("/api/v1/statuses/:id/context", tokenIfGiven("read:statuses"), async (c) => {
+  const viewer = viewerId(c);
+  const { ancestors, descendants } = await threadContext(c.var.rt, viewer, pathId(c.req.param("id")));
+  const options = { viewerId: viewer, context: "thread" as const, dropHidden: true };
+  return c.json({
+    ancestors: await renderStatuses(c.var.rt, ancestors, options),
+    descendants: await renderStatuses(c.var.rt, descendants, options),
+  });
+});
+
+statuses.put("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) => {
+  const p = parse(draftSchema, await params(c));
+  const user = currentUser(c);
+  const id = pathId(c.req.param("id"));
+  await editStatus(c.var.rt, user, id, { ...draftOf(p), poll: pollOf(p) });
+  return c.json(await renderStatus(c.var.rt, id, { viewerId: user.accountId }));
+});
+
+statuses.delete("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) => {
+  const user = currentUser(c);
+  const id = pathId(c.req.param("id"));
+  await ownStatus(c.var.rt, user.accountId, id);
+  // Rendered before it goes, with its source, so that apps can offer to redraft it.
+  const entity = await renderStatus(c.var.rt, id, { viewerId: user.accountId, withSource: true });
+  await deleteStatus(c.var.rt, user.accountId, id);
+  return c.json(entity);
+});
+
+statuses.get("/api/v1/statuses/:id/history", tokenIfGiven("read:statuses"), async (c) => {
+  const { row, versions } = await statusHistory(c.var.rt, viewerId(c), pathId(c.req.param("id")));
+  const [account] = await renderAccounts(c.var.rt, [row.account_id]);
+  return c.json(
+    versions.map((v) => ({
+      content: v.content,
+      spoiler_text: v.spoiler_text,
+      sensitive: v.sensitive,
+      created_at: v.created_at.toISOString(),
+      account,
+      poll: null,
+      media_attachments: [],
+      emojis: [],
+    })),
+  );
+});
+
+statuses.get("/api/v1/statuses/:id/source", requireUser("read:statuses"), async (c) => {
+  const row = await visibleStatus(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  return c.json({ id: row.id, text: row.text, spoiler_text: row.spoiler_text });
+});

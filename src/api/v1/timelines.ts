@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { ApiError } from "../../domain/errors.ts";
+import { renderStatuses } from "../../serializers/status.ts";
+import { homeTimeline, listTimeline, publicTimeline, tagTimeline } from "../../services/timelines.ts";
+import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
+import { type Ctx, params, router } from "../hono.ts";
+import { pageParams, setLinkHeader } from "../pagination.ts";
+import { parse, pathId, truthy, zStrings } from "../validate.ts";
+
+export const timelines = router();
+
+timelines.get("/api/v1/timelines/home", requireUser("read:statuses"), async (c) => {
+  const viewer = currentUser(c).accountId;
+  const result = await homeTimeline(c.var.rt, viewer, pageParams(await params(c)));
+  setLinkHeader(c, c.var.rt.config.origin, result);
+  return c.json(await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "home", dropHidden: true }));
+});
+
+timelines.get("/api/v1/timelines/list/:list_id", requireUser("read:lists"), async (c) => {
+  const viewer = currentUser(c).accountId;
+  const result = await listTimeline(c.var.rt, viewer, pathId(c.req.param("list_id")), pageParams(await params(c)));
+  setLinkHeader(c, c.var.rt.config.origin, result);
+  return c.json(await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "home", dropHidden: true }));
+});
+
+const flag = z
+  .unknown()
+  .optional()
+  .transform((v) => truthy(v) ?? false);
+const publicSchema = z.object({
+  local: flag,
+  remote: flag,
+  only_media: flag,
+  any: zStrings(),
+  all: zStrings(),
+  none: zStrings(),
+});
+
+/** Without public preview, only signed-in users read the public timelines (Mastodon's answer otherwise). */
+function publicViewer(c: Ctx): string | null {
+  const viewer = viewerId(c);
+  if (!viewer && !c.var.rt.config.publicPreview) throw new ApiError(422, "This method requires an authenticated user");
+  return viewer;
+}
+
+timelines.get("/api/v1/timelines/public", tokenIfGiven("read:statuses"), async (c) => {
+  const viewer = publicViewer(c);
+  const all = await params(c);
+  const p = parse(publicSchema, all);
+  const result = await publicTimeline(
+    c.var.rt,
+    viewer,
+    { local: p.local, remote: p.remote, onlyMedia: p.only_media },
+    pageParams(all),
+  );
+  setLinkHeader(c, c.var.rt.config.origin, result);
+  return c.json(
+    await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "public", dropHidden: true }),
+  );
+});
+
+timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), async (c) => {
+  const viewer = publicViewer(c);
+  const all = await params(c);
+  const p = parse(publicSchema, all);
+  const result = await tagTimeline(
+    c.var.rt,
+    viewer,
+    {
+      tag: decodeURIComponent(c.req.param("hashtag")),
+      any: p.any ?? [],
+      all: p.all ?? [],
+      none: p.none ?? [],
+      local: p.local,
+      remote: p.remote,
+      onlyMedia: p.only_media,
+    },
+    pageParams(all),
+  );
+  setLinkHeader(c, c.var.rt.config.origin, result);
+  return c.json(
+    await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "public", dropHidden: true }),
+  );
+});
+
+// Statuses sharing a trending link: there are no trends yet, so there is nothing to show.
+timelines.get("/api/v1/timelines/link", tokenIfGiven("read:statuses"), (c) => c.json([]));

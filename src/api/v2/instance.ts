@@ -1,0 +1,9 @@
+import { instanceV2Entity } from "../../serializers/instance.ts";
+import { instanceCached } from "../../services/instance.ts";
+import { router } from "../hono.ts";
+
+export const instanceV2 = router();
+
+instanceV2.get("/api/v2/instance", async (c) =>
+  c.json(await instanceCached(c.var.rt, "v2", () => instanceV2Entity(c.var.rt))),
+);

@@ -1,0 +1,98 @@
+// The HTTP application: shared middleware, error rendering, and every router.
+import { randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import { cors } from "hono/cors";
+import { HTTPException } from "hono/http-exception";
+import { resolveAuth } from "./api/auth.ts";
+import { mediaFiles, publicFiles } from "./api/files.ts";
+import type { AppEnv } from "./api/hono.ts";
+import { routers } from "./api/routes.ts";
+import { ApiError } from "./domain/errors.ts";
+import { logger } from "./log.ts";
+import type { Runtime } from "./runtime.ts";
+
+const log = logger("http");
+
+/** Paths that answer like the API: JSON errors, no caching, open CORS. */
+const API_PREFIXES = ["/api/", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/.well-known/", "/nodeinfo/"];
+const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p));
+/** Pages with secrets or personal data in them are never cached either. */
+const isPrivatePage = (path: string) => path.startsWith("/oauth/") || path.startsWith("/auth/");
+
+export function createApp(rt: Runtime): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use(async (c, next) => {
+    const started = performance.now();
+    const requestId = c.req.header("x-request-id")?.slice(0, 64) || randomUUID();
+    c.set("rt", rt);
+    c.set("requestId", requestId);
+    await next();
+    c.header("X-Request-Id", requestId);
+    log.info("{method} {path} {status} {ms}ms", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      requestId,
+    });
+  });
+
+  const apiCors = cors({
+    origin: "*",
+    allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key", "Accept"],
+    exposeHeaders: [
+      "Link",
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
+      "X-Request-Id",
+      "Mastodon-Async-Refresh",
+    ],
+    maxAge: 86_400,
+  });
+  app.use(async (c, next) => {
+    if (isPrivatePage(c.req.path) && !isApiPath(c.req.path)) {
+      await next();
+      c.header("Cache-Control", "no-store");
+      // No other site may frame the consent page and trick a click on "Authorize".
+      c.header("X-Frame-Options", "DENY");
+      c.header("Content-Security-Policy", "frame-ancestors 'none'");
+      return;
+    }
+    if (!isApiPath(c.req.path)) return next();
+    // A preflight is answered by the CORS middleware itself.
+    return apiCors(c, async () => {
+      await next();
+      c.header("Cache-Control", "no-store");
+    });
+  });
+
+  app.use("/api/*", resolveAuth);
+  app.use("/oauth/userinfo", resolveAuth);
+
+  app.use("/system/*", mediaFiles(rt));
+  for (const r of routers) app.route("/", r);
+  app.use("*", publicFiles);
+
+  app.notFound((c) => c.json({ error: "Record not found" }, 404));
+  app.onError((error, c) => {
+    if (error instanceof ApiError) {
+      for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+      return c.json(error.body, error.status);
+    }
+    if (error instanceof HTTPException) {
+      const status = error.status >= 500 ? 400 : error.status;
+      return c.json({ error: error.message || "Bad request" }, status);
+    }
+    log.error("Unhandled error in {method} {path} ({requestId}): {error}", {
+      method: c.req.method,
+      path: c.req.path,
+      requestId: c.var.requestId,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    return c.json({ error: `Internal server error (request ${c.var.requestId})` }, 500);
+  });
+  return app;
+}

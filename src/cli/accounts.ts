@@ -1,0 +1,104 @@
+// `rookery accounts …`: local accounts from the command line.
+import type { Role } from "../db/schema.ts";
+import { ApiError } from "../domain/errors.ts";
+import { ROLE_NAMES } from "../domain/roles.ts";
+import { createAccountAsOperator, listUsers, modifyUser } from "../services/admin_accounts.ts";
+import { type Command, parse, UsageError, withRuntime } from "./command.ts";
+
+function roleOf(value: string | undefined): Role | undefined {
+  if (value === undefined) return undefined;
+  if (!(ROLE_NAMES as string[]).includes(value)) throw new UsageError(`--role must be one of ${ROLE_NAMES.join(", ")}`);
+  return value as Role;
+}
+
+/** Service errors are the operator's mistakes here: print them plainly. */
+async function run(fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    if (error instanceof ApiError) {
+      throw new Error(error.status === 404 ? "No such local account." : error.message);
+    }
+    throw error;
+  }
+}
+
+export const accountsCommand: Command = {
+  name: "accounts",
+  usage:
+    "accounts create NAME --email E [--role owner|admin|moderator|user] [--confirmed] [--approve]\n" +
+    "  rookery accounts approve NAME\n" +
+    "  rookery accounts modify NAME [--role R] [--confirm] [--approve] [--disable|--enable]\n" +
+    "  rookery accounts list",
+  summary: "Create, approve, change and list local accounts",
+  async run(args) {
+    const { values, positionals } = parse(args, {
+      email: { type: "string" },
+      role: { type: "string" },
+      confirmed: { type: "boolean" },
+      confirm: { type: "boolean" },
+      approve: { type: "boolean" },
+      disable: { type: "boolean" },
+      enable: { type: "boolean" },
+    });
+    const [action, name] = positionals;
+    const needName = () => {
+      if (!name) throw new UsageError("Give the account's username.");
+      return name;
+    };
+    switch (action) {
+      case "create": {
+        if (!values.email) throw new UsageError("--email is required.");
+        const username = needName();
+        await run(() =>
+          withRuntime(async (rt) => {
+            const role = roleOf(values.role) ?? "user";
+            const { password } = await createAccountAsOperator(rt, {
+              username,
+              email: values.email!,
+              role,
+              confirmed: values.confirmed ?? false,
+              // Staff made by the operator need no approval; others wait when sign-ups do.
+              approved: values.approve ?? (role !== "user" || rt.config.registrations.mode !== "approved"),
+            });
+            console.log(`Created @${username}. Password: ${password}`);
+          }),
+        );
+        return;
+      }
+      case "approve":
+        await run(() => withRuntime((rt) => modifyUser(rt, needName(), { approve: true })));
+        console.log(`Approved @${name}.`);
+        return;
+      case "modify": {
+        if (values.disable && values.enable) throw new UsageError("--disable and --enable exclude each other.");
+        const changes = {
+          role: roleOf(values.role),
+          confirm: values.confirm,
+          approve: values.approve,
+          disabled: values.disable ? true : values.enable ? false : undefined,
+        };
+        await run(() => withRuntime((rt) => modifyUser(rt, needName(), changes)));
+        console.log(`Updated @${name}.`);
+        return;
+      }
+      case "list":
+        await withRuntime(async (rt) => {
+          for (const u of await listUsers(rt)) {
+            const state = [
+              u.role,
+              u.confirmed_at ? "confirmed" : "unconfirmed",
+              u.approved ? "approved" : "pending",
+              u.disabled ? "disabled" : "",
+            ].filter(Boolean);
+            console.log(
+              `@${u.username}\t${u.email}\t${state.join(", ")}${u.sign_up_reason ? `\treason: ${u.sign_up_reason}` : ""}`,
+            );
+          }
+        });
+        return;
+      default:
+        throw new UsageError("Unknown accounts command.");
+    }
+  },
+};

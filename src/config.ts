@@ -1,0 +1,250 @@
+// Environment → typed configuration. Every value is validated at start; a wrong one stops the
+// start with one line naming the variable.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+
+export type RegistrationsMode = "open" | "approved" | "none";
+
+export interface Config {
+  localDomain: string;
+  webDomain: string;
+  /** `https://web.domain` (or http for loopback domains): the origin every URL is built from. */
+  origin: string;
+  bind: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string;
+  redisUrl: string | null;
+  secretKeyBase: string;
+  streamingUrl: string | null;
+  registrations: { mode: RegistrationsMode; reasonRequired: boolean; minAge: number | null; message: string | null };
+  /** Email providers sign-ups may (not) use. */
+  emailDomains: { deny: string[]; allow: string[] };
+  site: {
+    title: string;
+    description: string;
+    contactEmail: string;
+    contactUsername: string | null;
+    languages: string[];
+  };
+  publicPreview: boolean;
+  authorizedFetch: boolean;
+  /** Who may read /api/v1/instance/domain_blocks: nobody, signed-in users, or everyone. */
+  showDomainBlocks: "disabled" | "users" | "all";
+  sourceUrl: string;
+  limits: Limits;
+  smtp: { url: string; from: string } | null;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+export interface Limits {
+  statusChars: number;
+  charsPerUrl: number;
+  mediaAttachments: number;
+  pollOptions: number;
+  pollOptionChars: number;
+  pollMinExpiration: number;
+  pollMaxExpiration: number;
+  imageSize: number;
+  videoSize: number;
+  imageMatrix: number;
+  videoMatrix: number;
+  videoFrameRate: number;
+  descriptionChars: number;
+  bioChars: number;
+  displayNameChars: number;
+  profileFields: number;
+  profileFieldChars: number;
+  pinnedStatuses: number;
+  featuredTags: number;
+}
+
+export class ConfigError extends Error {}
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce
+    .number({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+const bool = z
+  .string()
+  .transform((v) => v.trim().toLowerCase())
+  .pipe(z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"]))
+  .transform((v) => ["true", "1", "yes", "on"].includes(v));
+const domain = z
+  .string()
+  .regex(/^[a-z0-9.-]+(:\d{1,5})?$/i, "must be a host name, optionally with :port (no scheme, no path)");
+
+/** `a.example|b.example` (Mastodon's separator) or comma-separated. */
+const domainList = z
+  .string()
+  .default("")
+  .transform((v) =>
+    v
+      .split(/[|,]/)
+      .map((d) => d.trim().toLowerCase())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.string().regex(/^[a-z0-9.-]+$/, "must list domain names separated by | or ,")));
+
+// Each variable with its parser and default. Undefined defaults are derived below.
+const schema = {
+  LOCAL_DOMAIN: domain.optional(),
+  WEB_DOMAIN: domain.optional(),
+  LOCAL_HTTPS: bool.optional(),
+  BIND: z.string().min(1).default("127.0.0.1"),
+  PORT: int(0, 65535).default(3000),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(postgres(ql)?:\/\/|sqlite:|file:|:memory:$)/, "must start with postgres://, sqlite: or file:")
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must start with redis:// or rediss://")
+    .optional(),
+  SECRET_KEY_BASE: z.string().min(32, "must be at least 32 characters").optional(),
+  STREAMING_URL: z
+    .string()
+    .regex(/^wss?:\/\//, "must start with wss:// or ws://")
+    .optional(),
+  REGISTRATIONS_MODE: z.enum(["open", "approved", "none"]).default("approved"),
+  REGISTRATIONS_REASON_REQUIRED: bool.default(true),
+  REGISTRATIONS_MIN_AGE: int(1, 100).optional(),
+  REGISTRATIONS_MESSAGE: z.string().optional(),
+  EMAIL_DOMAIN_DENYLIST: domainList,
+  EMAIL_DOMAIN_ALLOWLIST: domainList,
+  SITE_TITLE: z.string().min(1).optional(),
+  SITE_DESCRIPTION: z.string().default(""),
+  SITE_CONTACT_EMAIL: z.string().default(""),
+  SITE_CONTACT_USERNAME: z.string().optional(),
+  SITE_LANGUAGES: z.string().default("en"),
+  PUBLIC_PREVIEW: bool.default(true),
+  AUTHORIZED_FETCH: bool.default(false),
+  SHOW_DOMAIN_BLOCKS: z.enum(["disabled", "users", "all"]).default("disabled"),
+  SOURCE_URL: z.url({ error: "must be a URL" }).default("https://github.com/rookery-social/rookery"),
+  MAX_STATUS_CHARS: int(1).default(500),
+  MAX_MEDIA_ATTACHMENTS: int(1, 20).default(4),
+  MAX_POLL_OPTIONS: int(2, 100).default(4),
+  MAX_POLL_OPTION_CHARS: int(1).default(50),
+  MIN_POLL_EXPIRATION: int(1).default(300),
+  MAX_POLL_EXPIRATION: int(1).default(2_629_746),
+  MAX_IMAGE_SIZE: int(1).default(16 * 1024 * 1024),
+  MAX_VIDEO_SIZE: int(1).default(99 * 1024 * 1024),
+  MAX_BIO_CHARS: int(1).default(500),
+  MAX_PROFILE_FIELDS: int(0, 50).default(4),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
+    .optional(),
+  SMTP_FROM: z.string().optional(),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+} as const;
+
+type Env = Record<string, string | undefined>;
+
+/** Reads `.env` (when present) into process.env without overriding variables already set. */
+export function loadDotEnv(path = ".env"): void {
+  if (existsSync(path)) process.loadEnvFile(path);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const v: Record<string, unknown> = {};
+  for (const [name, parser] of Object.entries(schema)) {
+    const raw = env[name];
+    const result = parser.safeParse(raw === "" ? undefined : raw);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      throw new ConfigError(`${name}=${JSON.stringify(raw)}: ${issue?.message ?? "invalid value"}`);
+    }
+    v[name] = result.data;
+  }
+  const port = v.PORT as number;
+  const localDomain = ((v.LOCAL_DOMAIN as string | undefined) ?? `localhost:${port}`).toLowerCase();
+  const webDomain = ((v.WEB_DOMAIN as string | undefined) ?? localDomain).toLowerCase();
+  const https = (v.LOCAL_HTTPS as boolean | undefined) ?? !isLoopbackHost(webDomain);
+  const dataDir = resolve(v.DATA_DIR as string);
+  if ((v.MIN_POLL_EXPIRATION as number) > (v.MAX_POLL_EXPIRATION as number)) {
+    throw new ConfigError("MIN_POLL_EXPIRATION must not be larger than MAX_POLL_EXPIRATION");
+  }
+  if (v.SMTP_URL && !v.SMTP_FROM) throw new ConfigError("SMTP_FROM is required when SMTP_URL is set");
+
+  return {
+    localDomain,
+    webDomain,
+    origin: `${https ? "https" : "http"}://${webDomain}`,
+    bind: v.BIND as string,
+    port,
+    dataDir,
+    databaseUrl: (v.DATABASE_URL as string | undefined) ?? `sqlite:${resolve(dataDir, "rookery.sqlite")}`,
+    redisUrl: (v.REDIS_URL as string | undefined) ?? null,
+    secretKeyBase: (v.SECRET_KEY_BASE as string | undefined) ?? "",
+    streamingUrl: (v.STREAMING_URL as string | undefined) ?? null,
+    registrations: {
+      mode: v.REGISTRATIONS_MODE as RegistrationsMode,
+      reasonRequired: v.REGISTRATIONS_REASON_REQUIRED as boolean,
+      minAge: (v.REGISTRATIONS_MIN_AGE as number | undefined) ?? null,
+      message: (v.REGISTRATIONS_MESSAGE as string | undefined) ?? null,
+    },
+    emailDomains: { deny: v.EMAIL_DOMAIN_DENYLIST as string[], allow: v.EMAIL_DOMAIN_ALLOWLIST as string[] },
+    site: {
+      title: (v.SITE_TITLE as string | undefined) ?? localDomain,
+      description: v.SITE_DESCRIPTION as string,
+      contactEmail: v.SITE_CONTACT_EMAIL as string,
+      contactUsername: (v.SITE_CONTACT_USERNAME as string | undefined) ?? null,
+      languages: (v.SITE_LANGUAGES as string)
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    },
+    publicPreview: v.PUBLIC_PREVIEW as boolean,
+    authorizedFetch: v.AUTHORIZED_FETCH as boolean,
+    showDomainBlocks: v.SHOW_DOMAIN_BLOCKS as Config["showDomainBlocks"],
+    sourceUrl: v.SOURCE_URL as string,
+    limits: {
+      statusChars: v.MAX_STATUS_CHARS as number,
+      charsPerUrl: 23,
+      mediaAttachments: v.MAX_MEDIA_ATTACHMENTS as number,
+      pollOptions: v.MAX_POLL_OPTIONS as number,
+      pollOptionChars: v.MAX_POLL_OPTION_CHARS as number,
+      pollMinExpiration: v.MIN_POLL_EXPIRATION as number,
+      pollMaxExpiration: v.MAX_POLL_EXPIRATION as number,
+      imageSize: v.MAX_IMAGE_SIZE as number,
+      videoSize: v.MAX_VIDEO_SIZE as number,
+      imageMatrix: 33_177_600,
+      videoMatrix: 8_294_400,
+      videoFrameRate: 120,
+      descriptionChars: 1500,
+      bioChars: v.MAX_BIO_CHARS as number,
+      displayNameChars: 30,
+      profileFields: v.MAX_PROFILE_FIELDS as number,
+      profileFieldChars: 255,
+      pinnedStatuses: 5,
+      featuredTags: 10,
+    },
+    smtp: v.SMTP_URL ? { url: v.SMTP_URL as string, from: v.SMTP_FROM as string } : null,
+    logLevel: v.LOG_LEVEL as Config["logLevel"],
+  };
+}
+
+function isLoopbackHost(hostWithPort: string): boolean {
+  const host = hostWithPort.replace(/:\d+$/, "");
+  return host === "localhost" || host.endsWith(".localhost") || host === "127.0.0.1";
+}
+
+/**
+ * SECRET_KEY_BASE signs sessions and CSRF tokens. When it is not configured, one is generated on
+ * first start and kept under the data directory so that restarts don't sign everyone out.
+ */
+export function ensureSecret(config: Config): Config {
+  if (config.secretKeyBase) return config;
+  const file = resolve(config.dataDir, "secret_key_base");
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(64).toString("hex"), { mode: 0o600 });
+  }
+  return { ...config, secretKeyBase: readFileSync(file, "utf8").trim() };
+}

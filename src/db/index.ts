@@ -1,0 +1,70 @@
+// Opening the database named by DATABASE_URL, and applying migrations.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { FileMigrationProvider, Migrator } from "kysely/migration";
+import pg from "pg";
+import type { Database } from "./schema.ts";
+import { NodeSqliteDatabase } from "./sqlite.ts";
+
+export type Db = Kysely<Database>;
+export type Dialect = "sqlite" | "postgres";
+
+export interface Connection {
+  db: Db;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL only: the schema to use (tests isolate each file in its own schema). */
+  schema?: string;
+  /** PostgreSQL only: the pool size. */
+  poolSize?: number;
+}
+
+export function dialectOf(url: string): Dialect {
+  return /^postgres(ql)?:\/\//.test(url) ? "postgres" : "sqlite";
+}
+
+export function sqlitePath(url: string): string {
+  if (url === ":memory:" || url === "sqlite::memory:") return ":memory:";
+  return url.replace(/^(sqlite|file):(\/\/)?/, "");
+}
+
+export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Connection> {
+  if (dialectOf(url) === "postgres") {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: "postgres", close: () => db.destroy() };
+  }
+  const database = new NodeSqliteDatabase(sqlitePath(url));
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { db, dialect: "sqlite", close: () => db.destroy() };
+}
+
+const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+
+/**
+ * Applies every pending migration; returns the names applied. Throws on the first failure.
+ * On PostgreSQL with a schema of its own, the bookkeeping tables live in that schema too (Kysely
+ * otherwise looks for them across all schemas).
+ */
+export async function migrate(db: Db, schema?: string): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: new FileMigrationProvider({ fs, path, migrationFolder }),
+    migrationTableSchema: schema,
+  });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results.find((r) => r.status === "Error");
+    throw new Error(`migration ${failed?.migrationName ?? "?"} failed: ${(error as Error).message ?? error}`);
+  }
+  return results.filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

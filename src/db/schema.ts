@@ -1,0 +1,541 @@
+// Row types of every table, as both databases return them through the adapter:
+// ids are strings, booleans are booleans, timestamps are Dates, jsonb is parsed.
+import type { ColumnType } from "kysely";
+
+/** A jsonb column: parsed on select, written as a JSON string. */
+export type Json<T> = ColumnType<T, string, string>;
+/** A column with a database default: optional on insert. */
+type Default<T> = ColumnType<T, T | undefined, T>;
+
+export interface AccountsTable {
+  id: string;
+  username: string;
+  domain: string | null;
+  acct_key: string;
+  display_name: Default<string>;
+  note: Default<string>;
+  note_html: Default<string>;
+  fields: ColumnType<AccountField[], string | undefined, string>;
+  /** Websites allowed to credit this account as author of their pages. */
+  attribution_domains: ColumnType<string[], string | undefined, string>;
+  avatar_file: string | null;
+  avatar_remote_url: string | null;
+  header_file: string | null;
+  header_remote_url: string | null;
+  actor_type: Default<string>;
+  locked: Default<boolean>;
+  discoverable: boolean | null;
+  indexable: Default<boolean>;
+  hide_collections: Default<boolean>;
+  uri: string;
+  url: string | null;
+  inbox_url: string | null;
+  shared_inbox_url: string | null;
+  outbox_url: string | null;
+  followers_url: string | null;
+  following_url: string | null;
+  featured_url: string | null;
+  public_key: string | null;
+  private_key: string | null;
+  moved_to_account_id: string | null;
+  suspended_at: Date | null;
+  silenced_at: Date | null;
+  fetched_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AccountField {
+  name: string;
+  /** The value as written (local) or as text (remote). */
+  value: string;
+  /** The value rendered to HTML, as the API shows it. */
+  value_html: string;
+  verified_at: string | null;
+}
+
+export interface AccountStatsTable {
+  account_id: string;
+  followers_count: Default<number>;
+  following_count: Default<number>;
+  statuses_count: Default<number>;
+  last_status_at: Date | null;
+}
+
+export type Role = "user" | "moderator" | "admin" | "owner";
+
+export interface UserSettings {
+  default_privacy?: "public" | "unlisted" | "private" | "direct";
+  default_sensitive?: boolean;
+  default_language?: string | null;
+  expand_media?: "default" | "show_all" | "hide_all";
+  expand_spoilers?: boolean;
+}
+
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  email: string;
+  password_hash: string;
+  role: Default<Role>;
+  confirmed_at: Date | null;
+  confirmation_token_hash: string | null;
+  approved: Default<boolean>;
+  disabled: Default<boolean>;
+  locale: string | null;
+  sign_up_reason: string | null;
+  sign_up_ip: string | null;
+  date_of_birth: string | null;
+  /** The app the user signed up through, when they did so from an app. */
+  created_by_application_id: Default<string | null>;
+  settings: ColumnType<UserSettings, string | undefined, string>;
+  current_sign_in_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface OAuthApplicationsTable {
+  id: string;
+  name: string;
+  website: string | null;
+  redirect_uris: Json<string[]>;
+  scopes: string;
+  client_id: string;
+  client_secret_hash: string;
+  owner_user_id: string | null;
+  created_at: Date;
+}
+
+export interface OAuthAccessGrantsTable {
+  id: string;
+  code_hash: string;
+  application_id: string;
+  user_id: string;
+  redirect_uri: string;
+  scopes: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Date;
+  /** The token the code was exchanged for. */
+  access_token_id: string | null;
+}
+
+export interface OAuthAccessTokensTable {
+  id: string;
+  token_hash: string;
+  application_id: string | null;
+  user_id: string | null;
+  scopes: string;
+  created_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+export interface FollowsTable {
+  id: string;
+  account_id: string;
+  target_account_id: string;
+  show_reblogs: Default<boolean>;
+  notify: Default<boolean>;
+  languages: ColumnType<string[] | null, string | null | undefined, string | null>;
+  uri: string | null;
+  created_at: Date;
+}
+
+export interface BlocksTable {
+  id: string;
+  account_id: string;
+  target_account_id: string;
+  uri: string | null;
+  created_at: Date;
+}
+
+export interface MutesTable {
+  id: string;
+  account_id: string;
+  target_account_id: string;
+  hide_notifications: Default<boolean>;
+  expires_at: Date | null;
+  created_at: Date;
+}
+
+export interface AccountDomainBlocksTable {
+  id: string;
+  account_id: string;
+  domain: string;
+  created_at: Date;
+}
+
+export interface AccountPinsTable {
+  id: string;
+  account_id: string;
+  target_account_id: string;
+  created_at: Date;
+}
+
+export interface AccountNotesTable {
+  id: string;
+  account_id: string;
+  target_account_id: string;
+  comment: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const NOTIFICATION_TYPES = [
+  "mention",
+  "status",
+  "reblog",
+  "follow",
+  "follow_request",
+  "favourite",
+  "poll",
+  "update",
+  "admin.sign_up",
+  "admin.report",
+  "severed_relationships",
+  "moderation_warning",
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+export interface NotificationsTable {
+  id: string;
+  /** The recipient. */
+  account_id: string;
+  from_account_id: string;
+  type: NotificationType;
+  status_id: string | null;
+  report_id: string | null;
+  group_key: string;
+  filtered: Default<boolean>;
+  created_at: Date;
+}
+
+export type Visibility = "public" | "unlisted" | "private" | "direct";
+
+export interface StatusesTable {
+  id: string;
+  uri: string;
+  url: string | null;
+  account_id: string;
+  local: boolean;
+  visibility: Visibility;
+  text: Default<string>;
+  content: Default<string>;
+  spoiler_text: Default<string>;
+  sensitive: Default<boolean>;
+  language: string | null;
+  in_reply_to_id: string | null;
+  in_reply_to_account_id: string | null;
+  reblog_of_id: string | null;
+  conversation_id: string | null;
+  application_id: string | null;
+  poll_id: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Date;
+  updated_at: Date;
+  edited_at: Date | null;
+  deleted_at: Date | null;
+}
+
+export interface StatusStatsTable {
+  status_id: string;
+  replies_count: Default<number>;
+  reblogs_count: Default<number>;
+  favourites_count: Default<number>;
+}
+
+export interface DomainBlocksTable {
+  id: string;
+  domain: string;
+  severity: "silence" | "suspend" | "noop";
+  reject_media: Default<boolean>;
+  reject_reports: Default<boolean>;
+  obfuscate: Default<boolean>;
+  public_comment: string | null;
+  private_comment: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface RulesTable {
+  id: string;
+  text: string;
+  hint: Default<string>;
+  priority: Default<number>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface SiteSettingsTable {
+  key: string;
+  value: Json<unknown>;
+  updated_at: Date;
+}
+
+export interface WeeklyActivityTable {
+  week: string;
+  account_id: string;
+}
+
+export interface JobsTable {
+  id: string;
+  type: string;
+  payload: Json<unknown>;
+  run_at: Date;
+  attempts: Default<number>;
+  max_attempts: number;
+  locked_until: Date | null;
+  last_error: string | null;
+  failed_at: Date | null;
+  created_at: Date;
+}
+
+export interface KvTable {
+  key: string;
+  value: Json<unknown>;
+  expires_at: Date | null;
+}
+
+export interface MarkersTable {
+  account_id: string;
+  timeline: "home" | "notifications";
+  last_read_id: string;
+  version: number;
+  updated_at: Date;
+}
+
+export interface WebSessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: Date;
+  last_seen_at: Date;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  reset_at: Date;
+}
+
+export type FilterContext = "home" | "notifications" | "public" | "thread" | "account";
+export type FilterAction = "warn" | "hide" | "blur";
+
+export interface FiltersTable {
+  id: string;
+  account_id: string;
+  title: string;
+  context: Json<FilterContext[]>;
+  action: FilterAction;
+  expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface FilterKeywordsTable {
+  id: string;
+  filter_id: string;
+  keyword: string;
+  whole_word: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface FilterStatusesTable {
+  id: string;
+  filter_id: string;
+  status_id: string;
+  created_at: Date;
+}
+
+export type RepliesPolicy = "followed" | "list" | "none";
+
+export interface ListsTable {
+  id: string;
+  account_id: string;
+  title: string;
+  replies_policy: RepliesPolicy;
+  exclusive: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ListAccountsTable {
+  id: string;
+  list_id: string;
+  account_id: string;
+  follow_id: string;
+  created_at: Date;
+}
+
+export interface StatusMentionsTable {
+  id: string;
+  status_id: string;
+  account_id: string;
+}
+
+export interface TagsTable {
+  id: string;
+  /** The normalized name: the key for lookups. */
+  name: string;
+  /** As first written. */
+  display_name: string;
+  last_status_at: Date | null;
+  created_at: Date;
+}
+
+export interface FeaturedTagsTable {
+  id: string;
+  account_id: string;
+  tag_id: string;
+  /** As the person wrote it. */
+  name: string;
+  created_at: Date;
+}
+
+export interface StatusTagsTable {
+  tag_id: string;
+  status_id: string;
+}
+
+/** favourites, bookmarks and status_pins share this shape. */
+export interface AccountStatusTable {
+  id: string;
+  account_id: string;
+  status_id: string;
+  created_at: Date;
+}
+
+export interface ConversationMutesTable {
+  id: string;
+  account_id: string;
+  conversation_id: string;
+}
+
+export interface StatusEditsTable {
+  id: string;
+  status_id: string;
+  account_id: string;
+  text: string;
+  content: string;
+  spoiler_text: string;
+  sensitive: boolean;
+  language: string | null;
+  created_at: Date;
+}
+
+export interface TagFollowsTable {
+  id: string;
+  account_id: string;
+  tag_id: string;
+  created_at: Date;
+}
+
+export interface FeedEntriesTable {
+  feed_id: string;
+  status_id: string;
+  account_id: string;
+  reblog_of_id: string | null;
+  reblog_author_id: string | null;
+}
+
+export interface FeedHorizonsTable {
+  feed_id: string;
+  horizon_id: string;
+}
+
+export interface PollsTable {
+  id: string;
+  status_id: string;
+  account_id: string;
+  options: Json<string[]>;
+  tallies: Json<number[]>;
+  votes_count: Default<number>;
+  voters_count: Default<number>;
+  multiple: boolean;
+  hide_totals: boolean;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PollVotesTable {
+  id: string;
+  poll_id: string;
+  account_id: string;
+  choice: number;
+  created_at: Date;
+}
+
+export interface ScheduledStatusParams {
+  text: string;
+  spoiler_text: string;
+  sensitive: boolean | null;
+  visibility: string | null;
+  language: string | null;
+  in_reply_to_id: string | null;
+  media_ids: string[];
+  poll: { options: string[]; expires_in: number; multiple: boolean; hide_totals: boolean } | null;
+  application_id: string | null;
+  idempotency: string | null;
+}
+
+export interface ScheduledStatusesTable {
+  id: string;
+  account_id: string;
+  scheduled_at: Date;
+  params: Json<ScheduledStatusParams>;
+  created_at: Date;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  account_stats: AccountStatsTable;
+  users: UsersTable;
+  oauth_applications: OAuthApplicationsTable;
+  oauth_access_grants: OAuthAccessGrantsTable;
+  oauth_access_tokens: OAuthAccessTokensTable;
+  follows: FollowsTable;
+  follow_requests: FollowsTable;
+  blocks: BlocksTable;
+  mutes: MutesTable;
+  account_domain_blocks: AccountDomainBlocksTable;
+  account_pins: AccountPinsTable;
+  account_notes: AccountNotesTable;
+  notifications: NotificationsTable;
+  statuses: StatusesTable;
+  status_stats: StatusStatsTable;
+  domain_blocks: DomainBlocksTable;
+  rules: RulesTable;
+  site_settings: SiteSettingsTable;
+  weekly_activity: WeeklyActivityTable;
+  jobs: JobsTable;
+  kv: KvTable;
+  markers: MarkersTable;
+  web_sessions: WebSessionsTable;
+  rate_limits: RateLimitsTable;
+  filters: FiltersTable;
+  filter_keywords: FilterKeywordsTable;
+  filter_statuses: FilterStatusesTable;
+  lists: ListsTable;
+  list_accounts: ListAccountsTable;
+  status_mentions: StatusMentionsTable;
+  tags: TagsTable;
+  featured_tags: FeaturedTagsTable;
+  status_tags: StatusTagsTable;
+  favourites: AccountStatusTable;
+  bookmarks: AccountStatusTable;
+  status_pins: AccountStatusTable;
+  conversation_mutes: ConversationMutesTable;
+  status_edits: StatusEditsTable;
+  tag_follows: TagFollowsTable;
+  feed_entries: FeedEntriesTable;
+  feed_horizons: FeedHorizonsTable;
+  polls: PollsTable;
+  poll_votes: PollVotesTable;
+  scheduled_statuses: ScheduledStatusesTable;
+}

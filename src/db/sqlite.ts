@@ -1,0 +1,129 @@
+// Kysely's SQLite dialect over Node's built-in node:sqlite, with the row adapter that makes SQLite rows
+// look like PostgreSQL rows: bigint → string, boolean → boolean, timestamptz → Date, jsonb → parsed.
+// Kysely ships no node:sqlite driver, so this small one is ours.
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import type { SqliteDatabase, SqliteStatement } from "kysely";
+
+type Convert = (value: unknown) => unknown;
+
+const byDeclaredType: Record<string, Convert> = {
+  bigint: (v) => (v === null ? null : String(v)),
+  boolean: (v) => (v === null ? null : v === 1n || v === 1),
+  timestamptz: (v) => (v === null ? null : new Date(v as string)),
+  jsonb: (v) => (typeof v === "string" ? JSON.parse(v) : typeof v === "bigint" ? Number(v) : v),
+  integer: (v) => (typeof v === "bigint" ? Number(v) : v),
+};
+
+/** Integers of expressions (count(*), max(id)) have no declared type: numbers when exact, else strings. */
+const untyped: Convert = (v) =>
+  typeof v === "bigint"
+    ? v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(v)
+      : String(v)
+    : v;
+
+function converterFor(type: string | null): Convert {
+  if (type === null) return untyped;
+  return byDeclaredType[type.toLowerCase()] ?? untyped;
+}
+
+function toParam(value: unknown): SQLInputValue {
+  switch (typeof value) {
+    case "boolean":
+      return value ? 1 : 0;
+    case "undefined":
+      return null;
+    case "object":
+      if (value === null || value instanceof Uint8Array) return value;
+      if (value instanceof Date) return value.toISOString();
+      return JSON.stringify(value);
+    default:
+      return value as SQLInputValue;
+  }
+}
+
+class Statement implements SqliteStatement {
+  readonly reader: boolean;
+  #stmt: StatementSync;
+  #names: string[];
+  #converters: Convert[];
+
+  constructor(stmt: StatementSync) {
+    this.#stmt = stmt;
+    const columns = stmt.columns();
+    this.reader = columns.length > 0;
+    this.#names = columns.map((c) => c.name);
+    this.#converters = columns.map((c) => converterFor(c.type));
+  }
+
+  all(parameters: ReadonlyArray<unknown>): unknown[] {
+    const rows = this.#stmt.all(...parameters.map(toParam)) as Record<string, unknown>[];
+    return rows.map((row) => this.#convert(row));
+  }
+
+  run(parameters: ReadonlyArray<unknown>) {
+    return this.#stmt.run(...parameters.map(toParam));
+  }
+
+  *iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    for (const row of this.#stmt.iterate(...parameters.map(toParam))) {
+      yield this.#convert(row as Record<string, unknown>);
+    }
+  }
+
+  /**
+   * A plain object with converted values. node:sqlite's rows have no prototype; building new objects
+   * the same way every time also gives them one shape, which keeps reading them fast.
+   */
+  #convert(row: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < this.#names.length; i++) {
+      const name = this.#names[i];
+      out[name] = this.#converters[i](row[name]);
+    }
+    return out;
+  }
+}
+
+/** A node:sqlite database shaped for Kysely, with a bounded cache of prepared statements. */
+export class NodeSqliteDatabase implements SqliteDatabase {
+  #db: DatabaseSync;
+  #cache = new Map<string, Statement>();
+  static readonly cacheSize = 500;
+
+  constructor(path: string) {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.#db = new DatabaseSync(path, { readBigInts: true, timeout: 5000 });
+    this.#db.exec(`
+      PRAGMA journal_mode = WAL;
+      PRAGMA synchronous = NORMAL;
+      PRAGMA foreign_keys = ON;
+      PRAGMA cache_size = -32000;
+      PRAGMA temp_store = MEMORY;
+    `);
+  }
+
+  prepare(sql: string): SqliteStatement {
+    // A schema change can change what `select *` returns: start the cache afresh.
+    if (/^\s*(create|alter|drop)\s/i.test(sql)) this.#cache.clear();
+    let stmt = this.#cache.get(sql);
+    if (stmt) {
+      // Refresh its place so the cache evicts the least recently used statement.
+      this.#cache.delete(sql);
+    } else {
+      stmt = new Statement(this.#db.prepare(sql));
+      if (this.#cache.size >= NodeSqliteDatabase.cacheSize) {
+        this.#cache.delete(this.#cache.keys().next().value as string);
+      }
+    }
+    this.#cache.set(sql, stmt);
+    return stmt;
+  }
+
+  close(): void {
+    this.#cache.clear();
+    if (this.#db.isOpen) this.#db.close();
+  }
+}

@@ -1,0 +1,51 @@
+// Mastodon-style snowflake ids: milliseconds since the epoch shifted left 16 bits, plus 16 low bits.
+// The low bits are a 6-bit process tag and a 10-bit sequence, so ids from one process strictly
+// increase and ids made by several processes in the same millisecond rarely meet (a unique
+// constraint catches the rest). Ids are strings everywhere outside the database.
+
+const SEQUENCE_BITS = 10n;
+const SEQUENCE_MAX = (1 << 10) - 1;
+const processTag = BigInt(Math.floor(Math.random() * 64)) << SEQUENCE_BITS;
+
+let lastMs = 0;
+let sequence = 0;
+
+/** A new id, strictly greater than every id this process made before. */
+export function newId(): string {
+  let ms = Date.now();
+  if (ms <= lastMs) {
+    ms = lastMs;
+    if (sequence === SEQUENCE_MAX) {
+      // The sequence is spent for this millisecond: borrow the next one.
+      ms += 1;
+      sequence = 0;
+    } else {
+      sequence += 1;
+    }
+  } else {
+    sequence = 0;
+  }
+  lastMs = ms;
+  return ((BigInt(ms) << 16n) | processTag | BigInt(sequence)).toString();
+}
+
+/** An id for a moment in the past (remote posts keep their publication time). Not sequenced. */
+export function idAt(date: Date): string {
+  const low = BigInt(Math.floor(Math.random() * 0x10000));
+  return ((BigInt(date.getTime()) << 16n) | low).toString();
+}
+
+/** The smallest id of a millisecond: `id > idFloor(t)` selects rows made at or after t. */
+export function idFloor(date: Date): string {
+  return (BigInt(date.getTime()) << 16n).toString();
+}
+
+/** When an id was made. */
+export function idTime(id: string): Date {
+  return new Date(Number(BigInt(id) >> 16n));
+}
+
+/** Whether a value looks like one of our ids (a positive decimal integer of at most 19 digits). */
+export function isId(value: unknown): value is string {
+  return typeof value === "string" && /^[1-9][0-9]{0,18}$/.test(value) && BigInt(value) < 2n ** 63n;
+}

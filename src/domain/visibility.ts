@@ -1,0 +1,56 @@
+// Who may see a status. Every read path decides with this one rule: timelines, threads, lists of
+// favourites and bookmarks, notifications, search, streaming and federation.
+import type { Visibility } from "../db/schema.ts";
+
+export interface VisibleStatus {
+  id: string;
+  account_id: string;
+  visibility: Visibility;
+  deleted_at: Date | null;
+  /** The author's domain (null when local) and whether the author is suspended. */
+  author_domain: string | null;
+  author_suspended: boolean;
+}
+
+export interface Viewer {
+  /** Null for anonymous readers. */
+  id: string | null;
+  /** Authors the viewer follows. */
+  following: ReadonlySet<string>;
+  /** Authors the viewer blocks, or who block the viewer. */
+  blocked: ReadonlySet<string>;
+  /** Domains the viewer blocks. */
+  blockedDomains: ReadonlySet<string>;
+  /** Statuses that mention the viewer. */
+  mentionedIn: ReadonlySet<string>;
+}
+
+export const ANONYMOUS: Viewer = {
+  id: null,
+  following: new Set(),
+  blocked: new Set(),
+  blockedDomains: new Set(),
+  mentionedIn: new Set(),
+};
+
+export function canSee(status: VisibleStatus, viewer: Viewer): boolean {
+  if (status.deleted_at !== null || status.author_suspended) return false;
+  if (viewer.id !== null && status.account_id === viewer.id) return true;
+  if (viewer.blocked.has(status.account_id)) return false;
+  if (status.author_domain !== null && viewer.blockedDomains.has(status.author_domain)) return false;
+  switch (status.visibility) {
+    case "public":
+    case "unlisted":
+      return true;
+    case "private":
+      return viewer.following.has(status.account_id) || viewer.mentionedIn.has(status.id);
+    case "direct":
+      return viewer.mentionedIn.has(status.id);
+  }
+}
+
+/** Public and unlisted statuses may be boosted; private ones only by their author (as private). */
+export function canReblog(status: VisibleStatus, viewerId: string): boolean {
+  if (status.visibility === "direct") return false;
+  return status.visibility !== "private" || status.account_id === viewerId;
+}

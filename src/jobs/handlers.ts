@@ -1,0 +1,32 @@
+// Every job type and the function that runs it. Areas add their handlers here.
+import type { Runtime } from "../runtime.ts";
+import { fanOut } from "../services/feeds/fanout.ts";
+import { mergeAuthor, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
+import { deliverMail } from "../services/mail.ts";
+import { expirePoll } from "../services/polls.ts";
+import { publishScheduled } from "../services/scheduled_statuses.ts";
+import { notifyBoosters, notifySubscribers } from "../services/statuses/side_effects.ts";
+import type { Dispatch, JobPayloads, JobType } from "./queue.ts";
+
+type Handlers = { [T in JobType]: (rt: Runtime, payload: JobPayloads[T]) => Promise<void> };
+
+const handlers: Handlers = {
+  "mail.send": deliverMail,
+  "statuses.notify_subscribers": notifySubscribers,
+  "statuses.notify_boosters": notifyBoosters,
+  "feeds.fanout": fanOut,
+  "feeds.merge": mergeAuthor,
+  "feeds.unmerge": unmergeAuthor,
+  "feeds.remove": removeStatuses,
+  "feeds.trim": trimFeeds,
+  "polls.expire": expirePoll,
+  "statuses.publish_scheduled": publishScheduled,
+};
+
+export function dispatcher(rt: Runtime): Dispatch {
+  return async (type, payload) => {
+    const handler = (handlers as Record<string, (rt: Runtime, payload: unknown) => Promise<void>>)[type];
+    if (!handler) throw new Error(`No handler for job type ${type}`);
+    await handler(rt, payload);
+  };
+}

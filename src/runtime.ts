@@ -1,0 +1,46 @@
+// Everything a request, a job or a command needs, made once per process (or per test server):
+// configuration, database, bus and queue. Passed explicitly so that several servers can live in
+// one process (the federation tests run two).
+import { type Config, ensureSecret } from "./config.ts";
+import { type Db, type Dialect, migrate, type OpenOptions, openDatabase } from "./db/index.ts";
+import { Queue } from "./jobs/queue.ts";
+import { type Bus, memoryBus, redisBus } from "./streaming/bus.ts";
+
+export interface Runtime {
+  config: Config;
+  db: Db;
+  dialect: Dialect;
+  bus: Bus;
+  queue: Queue;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions extends OpenOptions {
+  /** Apply pending migrations on open (the default). */
+  migrate?: boolean;
+}
+
+export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const withSecret = ensureSecret(config);
+  const connection = await openDatabase(withSecret.databaseUrl, options);
+  try {
+    if (options.migrate !== false) await migrate(connection.db, options.schema);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  const bus = withSecret.redisUrl ? redisBus(withSecret.redisUrl, `rookery:${withSecret.localDomain}`) : memoryBus();
+  const queue = new Queue(connection.db, connection.dialect, withSecret.databaseUrl);
+  return {
+    config: withSecret,
+    db: connection.db,
+    dialect: connection.dialect,
+    bus,
+    queue,
+    async close() {
+      await queue.stop();
+      await bus.close();
+      await connection.close();
+    },
+  };
+}

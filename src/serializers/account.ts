@@ -1,0 +1,254 @@
+// The Account entity, loaded in batches: one query for any number of accounts.
+import type { Selectable } from "kysely";
+import type { AccountStatsTable, AccountsTable, Role } from "../db/schema.ts";
+import { highlightedRoles, roleEntity } from "../domain/roles.ts";
+import { urls } from "../domain/urls.ts";
+import { stillKey } from "../media/images.ts";
+import { mediaStorage } from "../media/storage.ts";
+import type { Runtime } from "../runtime.ts";
+import { renderCaches } from "./cache.ts";
+
+export type AccountRow = Selectable<AccountsTable> &
+  Omit<Selectable<AccountStatsTable>, "account_id"> & {
+    /** The role of a local account's user (null for remote accounts). */
+    role: Role | null;
+  };
+
+export interface AccountEntity {
+  id: string;
+  username: string;
+  acct: string;
+  display_name: string;
+  locked: boolean;
+  bot: boolean;
+  discoverable: boolean | null;
+  indexable: boolean;
+  group: boolean;
+  created_at: string;
+  note: string;
+  url: string;
+  uri: string;
+  avatar: string;
+  avatar_static: string;
+  header: string;
+  header_static: string;
+  followers_count: number;
+  following_count: number;
+  statuses_count: number;
+  last_status_at: string | null;
+  hide_collections: boolean;
+  emojis: unknown[];
+  fields: { name: string; value: string; verified_at: string | null }[];
+  moved?: AccountEntity | null;
+  suspended?: true;
+  limited?: true;
+  /** Local accounts only. */
+  noindex?: boolean;
+  /** The highlighted roles of local accounts only. */
+  roles?: { id: string; name: string; color: string }[];
+}
+
+/** Accounts with their counters, by id. Missing ids are simply absent from the map. */
+export async function loadAccountRows(rt: Runtime, ids: readonly string[]): Promise<Map<string, AccountRow>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await rt.db
+    .selectFrom("accounts as a")
+    .leftJoin("account_stats as s", "s.account_id", "a.id")
+    .leftJoin("users as u", "u.account_id", "a.id")
+    .selectAll("a")
+    .select(["s.followers_count", "s.following_count", "s.statuses_count", "s.last_status_at", "u.role"])
+    .where("a.id", "in", unique)
+    .execute();
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        ...r,
+        followers_count: r.followers_count ?? 0,
+        following_count: r.following_count ?? 0,
+        statuses_count: r.statuses_count ?? 0,
+      },
+    ]),
+  );
+}
+
+export const MISSING_AVATAR = "/avatars/original/missing.png";
+export const MISSING_HEADER = "/headers/original/missing.png";
+
+type ImageColumns = Pick<
+  AccountRow,
+  "avatar_file" | "avatar_remote_url" | "header_file" | "header_remote_url" | "suspended_at"
+>;
+
+/**
+ * Where an account's avatar and header are, each with its still (a GIF's first frame), or null
+ * when it has none or is suspended. The API falls back to the placeholder images.
+ */
+export function profileImageUrls(rt: Runtime, row: ImageColumns) {
+  const storage = mediaStorage(rt.config);
+  const image = (file: string | null, remoteUrl: string | null) =>
+    row.suspended_at !== null ? null : file ? storage.url(file) : remoteUrl;
+  const still = (file: string | null, remoteUrl: string | null) =>
+    row.suspended_at !== null ? null : file ? storage.url(stillKey(file)) : remoteUrl;
+  return {
+    avatar: image(row.avatar_file, row.avatar_remote_url),
+    avatarStill: still(row.avatar_file, row.avatar_remote_url),
+    header: image(row.header_file, row.header_remote_url),
+    headerStill: still(row.header_file, row.header_remote_url),
+  };
+}
+
+/**
+ * Renders a loaded row, as Mastodon's REST::AccountSerializer does. A suspended account shows
+ * nothing of its profile: default images, no name, bio, fields, flags or counts.
+ */
+export function renderAccount(rt: Runtime, row: AccountRow): AccountEntity {
+  const u = urls(rt.config);
+  const suspended = row.suspended_at !== null;
+  const local = row.domain === null;
+  const images = profileImageUrls(rt, row);
+  const entity: AccountEntity = {
+    id: row.id,
+    username: row.username,
+    acct: local ? row.username : `${row.username}@${row.domain}`,
+    display_name: suspended ? "" : row.display_name,
+    locked: !suspended && row.locked,
+    bot: !suspended && (row.actor_type === "Service" || row.actor_type === "Application"),
+    discoverable: suspended ? false : row.discoverable,
+    indexable: !suspended && row.indexable,
+    group: row.actor_type === "Group",
+    created_at: midnight(row.created_at),
+    note: suspended ? "" : row.note_html,
+    url: row.url ?? row.uri,
+    uri: row.uri,
+    avatar: images.avatar ?? u.api(MISSING_AVATAR),
+    avatar_static: images.avatarStill ?? u.api(MISSING_AVATAR),
+    header: images.header ?? u.api(MISSING_HEADER),
+    header_static: images.headerStill ?? u.api(MISSING_HEADER),
+    followers_count: suspended ? 0 : row.followers_count,
+    following_count: suspended ? 0 : row.following_count,
+    statuses_count: suspended ? 0 : row.statuses_count,
+    last_status_at: row.last_status_at ? row.last_status_at.toISOString().slice(0, 10) : null,
+    hide_collections: row.hide_collections,
+    emojis: [],
+    fields: suspended ? [] : row.fields.map((f) => ({ name: f.name, value: f.value_html, verified_at: f.verified_at })),
+  };
+  if (suspended) entity.suspended = true;
+  if (row.silenced_at !== null) entity.limited = true;
+  if (local) {
+    // Opting out of search engines is a preference Rookery does not offer: nobody has.
+    entity.noindex = false;
+    entity.roles = suspended ? [] : highlightedRoles(row.role);
+  }
+  return entity;
+}
+
+interface Profile {
+  /** The entity, with counters as they were when cached (replaced on every render). */
+  entity: AccountEntity;
+  movedTo: string | null;
+}
+
+/** The cacheable part of accounts (everything but counters), from memory or one query. */
+async function profiles(rt: Runtime, ids: readonly string[]): Promise<Map<string, Profile>> {
+  const cache = renderCaches(rt).accounts;
+  const out = new Map<string, Profile>();
+  const missing: string[] = [];
+  for (const id of new Set(ids)) {
+    const hit = cache.get(id) as Profile | undefined;
+    if (hit) out.set(id, hit);
+    else missing.push(id);
+  }
+  for (const row of (await loadAccountRows(rt, missing)).values()) {
+    const profile = { entity: renderAccount(rt, row), movedTo: row.moved_to_account_id };
+    cache.set(row.id, profile);
+    out.set(row.id, profile);
+  }
+  return out;
+}
+
+/** Renders accounts by id, in the order given, skipping ids that do not exist. */
+export async function renderAccounts(rt: Runtime, ids: readonly string[]): Promise<AccountEntity[]> {
+  const found = await profiles(rt, ids);
+  const movedIds = [...found.values()].map((p) => p.movedTo).filter((id): id is string => id !== null);
+  const moved = movedIds.length > 0 ? await profiles(rt, movedIds) : new Map<string, Profile>();
+  const all = [...found.keys(), ...moved.keys()];
+  const stats =
+    all.length === 0
+      ? []
+      : await rt.db
+          .selectFrom("account_stats")
+          .select(["account_id", "followers_count", "following_count", "statuses_count", "last_status_at"])
+          .where("account_id", "in", all)
+          .execute();
+  const statsById = new Map(stats.map((s) => [s.account_id, s]));
+  const withCounters = (p: Profile): AccountEntity => {
+    const s = statsById.get(p.entity.id);
+    const live = !p.entity.suspended;
+    return {
+      ...p.entity,
+      followers_count: live ? (s?.followers_count ?? 0) : 0,
+      following_count: live ? (s?.following_count ?? 0) : 0,
+      statuses_count: live ? (s?.statuses_count ?? 0) : 0,
+      last_status_at: s?.last_status_at ? s.last_status_at.toISOString().slice(0, 10) : null,
+    };
+  };
+  const out: AccountEntity[] = [];
+  for (const id of ids) {
+    const p = found.get(id);
+    if (!p) continue;
+    const entity = withCounters(p);
+    if (p.movedTo) {
+      const target = moved.get(p.movedTo);
+      // A suspended account shows no forwarding address either.
+      entity.moved = target && !p.entity.suspended ? withCounters(target) : null;
+    }
+    out.push(entity);
+  }
+  return out;
+}
+
+export async function renderAccountById(rt: Runtime, id: string): Promise<AccountEntity | null> {
+  return (await renderAccounts(rt, [id]))[0] ?? null;
+}
+
+/** Mastodon shows the day an account was made, not the moment. */
+function midnight(date: Date): string {
+  return `${date.toISOString().slice(0, 10)}T00:00:00.000Z`;
+}
+
+/** CredentialAccount: the caller's own account, with the source values and their role. */
+export async function renderCredentialAccount(rt: Runtime, userId: string) {
+  const user = await rt.db
+    .selectFrom("users")
+    .select(["account_id", "settings", "role"])
+    .where("id", "=", userId)
+    .executeTakeFirstOrThrow();
+  const rows = await loadAccountRows(rt, [user.account_id]);
+  const row = rows.get(user.account_id)!;
+  // Counted up to 40, as Mastodon counts them.
+  const requests = await rt.db
+    .selectFrom((db) =>
+      db.selectFrom("follow_requests").select("id").where("target_account_id", "=", user.account_id).limit(40).as("r"),
+    )
+    .select((eb) => eb.fn.countAll().as("n"))
+    .executeTakeFirstOrThrow();
+  const s = user.settings;
+  return {
+    ...renderAccount(rt, row),
+    source: {
+      privacy: s.default_privacy ?? "public",
+      sensitive: s.default_sensitive ?? false,
+      language: s.default_language || null,
+      note: row.note,
+      fields: row.fields.map((f) => ({ name: f.name, value: f.value, verified_at: f.verified_at })),
+      follow_requests_count: Number(requests.n),
+      hide_collections: row.hide_collections,
+      discoverable: row.discoverable,
+      indexable: row.indexable,
+      attribution_domains: row.attribution_domains,
+    },
+    role: roleEntity(user.role),
+  };
+}

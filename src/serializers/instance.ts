@@ -1,0 +1,151 @@
+// The Instance entities (v2 and the older v1) and the smaller documents about the server.
+import type { Runtime } from "../runtime.ts";
+import {
+  activeUsers,
+  contactAccountId,
+  type DomainBlock,
+  domainDigest,
+  markdownToHtml,
+  obfuscateDomain,
+  type Rule,
+  rules,
+  stats,
+  type TermsVersion,
+} from "../services/instance.ts";
+import { vapidKeys } from "../services/vapid.ts";
+import { MASTODON_API_VERSION, VERSION_STRING } from "../version.ts";
+import { renderAccountById } from "./account.ts";
+
+export const renderRule = (r: Rule) => ({ id: r.id, text: r.text, hint: r.hint, translations: {} });
+
+const SUPPORTED_MIME_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+function limitsOf(rt: Runtime) {
+  const l = rt.config.limits;
+  return {
+    statuses: {
+      max_characters: l.statusChars,
+      max_media_attachments: l.mediaAttachments,
+      characters_reserved_per_url: l.charsPerUrl,
+    },
+    media_attachments: {
+      supported_mime_types: SUPPORTED_MIME_TYPES,
+      description_limit: l.descriptionChars,
+      image_size_limit: l.imageSize,
+      image_matrix_limit: l.imageMatrix,
+      video_size_limit: l.videoSize,
+      video_frame_rate_limit: l.videoFrameRate,
+      video_matrix_limit: l.videoMatrix,
+    },
+    polls: {
+      max_options: l.pollOptions,
+      max_characters_per_option: l.pollOptionChars,
+      min_expiration: l.pollMinExpiration,
+      max_expiration: l.pollMaxExpiration,
+    },
+  };
+}
+
+function registrationsOf(rt: Runtime) {
+  const r = rt.config.registrations;
+  return {
+    enabled: r.mode !== "none",
+    approval_required: r.mode === "approved",
+    reason_required: r.mode === "approved" && r.reasonRequired,
+  };
+}
+
+async function contact(rt: Runtime) {
+  const id = await contactAccountId(rt);
+  return id ? renderAccountById(rt, id) : null;
+}
+
+export async function instanceV2Entity(rt: Runtime) {
+  const { config } = rt;
+  const l = config.limits;
+  const o = config.origin;
+  const reg = registrationsOf(rt);
+  return {
+    domain: config.localDomain,
+    title: config.site.title,
+    version: VERSION_STRING,
+    source_url: config.sourceUrl,
+    description: config.site.description,
+    usage: { users: { active_month: await activeUsers(rt, 30) } },
+    thumbnail: { url: `${o}/thumbnail.png` },
+    icon: [{ src: `${o}/icon-192.png`, size: "192x192" }],
+    languages: config.site.languages,
+    configuration: {
+      urls: {
+        // Streaming is not offered yet: apps then refresh by polling.
+        streaming: null,
+        status: null,
+        about: `${o}/about`,
+        privacy_policy: `${o}/privacy-policy`,
+        terms_of_service: null,
+      },
+      vapid: { public_key: (await vapidKeys(rt)).publicKey },
+      accounts: {
+        max_featured_tags: l.featuredTags,
+        max_pinned_statuses: l.pinnedStatuses,
+        max_display_name_length: l.displayNameChars,
+        max_note_length: l.bioChars,
+        max_profile_fields: l.profileFields,
+        profile_field_name_limit: l.profileFieldChars,
+        profile_field_value_limit: l.profileFieldChars,
+      },
+      ...limitsOf(rt),
+      translation: { enabled: false },
+      limited_federation: false,
+    },
+    registrations: { ...reg, message: config.registrations.message, min_age: config.registrations.minAge, url: null },
+    api_versions: { mastodon: MASTODON_API_VERSION },
+    contact: { email: config.site.contactEmail, account: await contact(rt) },
+    rules: (await rules(rt)).map(renderRule),
+  };
+}
+
+export async function instanceV1Entity(rt: Runtime) {
+  const { config } = rt;
+  const s = await stats(rt);
+  const reg = registrationsOf(rt);
+  return {
+    uri: config.localDomain,
+    title: config.site.title,
+    short_description: config.site.description,
+    description: config.site.description,
+    email: config.site.contactEmail,
+    version: VERSION_STRING,
+    // v1 requires a streaming address: where streaming is served once it is.
+    urls: { streaming_api: config.streamingUrl ?? config.origin.replace(/^http/, "ws") },
+    stats: { user_count: s.users, status_count: s.statuses, domain_count: s.domains },
+    thumbnail: `${config.origin}/thumbnail.png`,
+    languages: config.site.languages,
+    registrations: reg.enabled,
+    approval_required: reg.approval_required,
+    invites_enabled: false,
+    configuration: { accounts: { max_featured_tags: config.limits.featuredTags }, ...limitsOf(rt) },
+    contact_account: await contact(rt),
+    rules: (await rules(rt)).map(renderRule),
+  };
+}
+
+export function renderDomainBlock(b: DomainBlock, withComment: boolean) {
+  return {
+    domain: b.obfuscate ? obfuscateDomain(b.domain) : b.domain,
+    digest: domainDigest(b.domain),
+    severity: b.severity,
+    comment: withComment ? b.public_comment : null,
+  };
+}
+
+export function renderTerms(versions: TermsVersion[], v: TermsVersion) {
+  const today = new Date().toISOString().slice(0, 10);
+  const next = versions.find((x) => x.effective_date > v.effective_date);
+  return {
+    effective_date: v.effective_date,
+    effective: v.effective_date <= today,
+    content: markdownToHtml(v.text),
+    succeeded_by: next?.effective_date ?? null,
+  };
+}

@@ -1,0 +1,6 @@
+// The List entity.
+import type { List } from "../services/lists.ts";
+
+export function renderList(l: List) {
+  return { id: l.id, title: l.title, replies_policy: l.replies_policy, exclusive: l.exclusive };
+}

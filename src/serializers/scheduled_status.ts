@@ -1,0 +1,18 @@
+// The ScheduledStatus entity.
+import type { ScheduledStatus } from "../services/scheduled_statuses.ts";
+
+export function renderScheduled(row: ScheduledStatus) {
+  const { application_id, ...params } = row.params;
+  return {
+    id: row.id,
+    scheduled_at: row.scheduled_at.toISOString(),
+    params: {
+      ...params,
+      // Mastodon sends this one id as a JSON number, and apps read it as one.
+      application_id: application_id === null ? null : Number(application_id),
+      scheduled_at: null,
+      with_rate_limit: false,
+    },
+    media_attachments: [],
+  };
+}

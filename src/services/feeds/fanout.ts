@@ -1,0 +1,129 @@
+// Filling feeds when a status is posted, as a job: the author's own feed, the home feeds of local
+// followers (in chunks, so that a post to 10,000 followers never holds the database for long), the
+// lists the author is in, and the people following its hashtags.
+import { sql } from "kysely";
+import type { Db } from "../../db/index.ts";
+import type { Runtime } from "../../runtime.ts";
+import { homeRule, listRule, notAlreadyBoosted, tagFollowerRule } from "./rules.ts";
+
+declare module "../../jobs/queue.ts" {
+  interface JobPayloads {
+    /** Puts a status in the feeds it belongs to; `after` continues with the followers past that follow. */
+    "feeds.fanout": { statusId: string; after?: string };
+  }
+}
+
+export const FANOUT_CHUNK = 1000;
+
+const ENTRY_COLUMNS = sql.raw("(feed_id, status_id, account_id, reblog_of_id, reblog_author_id)");
+
+async function loadStatus(db: Db, id: string) {
+  return db
+    .selectFrom("statuses as s")
+    .leftJoin("statuses as orig", "orig.id", "s.reblog_of_id")
+    .select([
+      "s.id",
+      "s.account_id",
+      "s.visibility",
+      "s.deleted_at",
+      "s.reblog_of_id",
+      "orig.account_id as orig_account_id",
+    ])
+    .where("s.id", "=", id)
+    .executeTakeFirst();
+}
+
+/** Adds one entry to a feed, if it is not there already. */
+export async function addEntry(
+  db: Db,
+  feedId: string,
+  s: { id: string; account_id: string; reblog_of_id: string | null; orig_account_id: string | null },
+): Promise<void> {
+  await db
+    .insertInto("feed_entries")
+    .values({
+      feed_id: feedId,
+      status_id: s.id,
+      account_id: s.account_id,
+      reblog_of_id: s.reblog_of_id,
+      reblog_author_id: s.orig_account_id,
+    })
+    .onConflict((oc) => oc.columns(["feed_id", "status_id"]).doNothing())
+    .execute();
+}
+
+export async function fanOut(rt: Runtime, { statusId, after }: { statusId: string; after?: string }): Promise<void> {
+  const db = rt.db;
+  const status = await loadStatus(db, statusId);
+  if (!status || status.deleted_at) return;
+
+  if (after === undefined) {
+    await addEntry(db, status.account_id, status);
+    if (status.visibility === "direct") {
+      // A direct message goes to the feeds of the local people it mentions.
+      const mentioned = await db
+        .selectFrom("status_mentions as m")
+        .innerJoin("users as u", "u.account_id", "m.account_id")
+        .select("m.account_id")
+        .where("m.status_id", "=", statusId)
+        .execute();
+      for (const m of mentioned) await addEntry(db, m.account_id, status);
+      return;
+    }
+    await fanOutToLists(rt, statusId);
+    if (status.visibility === "public" && !status.reblog_of_id) await fanOutToTagFollowers(rt, statusId);
+  } else if (status.visibility === "direct") {
+    return;
+  }
+
+  // Local followers, a chunk at a time, in follow id order.
+  const cursor = after ?? "0";
+  const edge = await db
+    .selectFrom("follows")
+    .select("id")
+    .where("target_account_id", "=", status.account_id)
+    .where("id", ">", cursor)
+    .orderBy("id")
+    .limit(1)
+    .offset(FANOUT_CHUNK - 1)
+    .executeTakeFirst();
+  await sql`
+    insert into feed_entries ${ENTRY_COLUMNS}
+    select f.account_id, s.id, s.account_id, s.reblog_of_id, orig.account_id
+    from statuses s
+    join follows f on f.target_account_id = s.account_id
+    join users u on u.account_id = f.account_id
+    left join statuses orig on orig.id = s.reblog_of_id
+    where s.id = ${statusId} and f.id > ${cursor} ${edge ? sql`and f.id <= ${edge.id}` : sql``}
+      and ${homeRule(rt.dialect, sql.ref("f.account_id"))}
+      and ${notAlreadyBoosted(sql.ref("f.account_id"))}
+    on conflict do nothing`.execute(db);
+  if (edge) await rt.queue.enqueue("feeds.fanout", { statusId, after: edge.id });
+}
+
+async function fanOutToLists(rt: Runtime, statusId: string): Promise<void> {
+  await sql`
+    insert into feed_entries ${ENTRY_COLUMNS}
+    select l.id, s.id, s.account_id, s.reblog_of_id, orig.account_id
+    from statuses s
+    join list_accounts la on la.account_id = s.account_id
+    join lists l on l.id = la.list_id
+    left join statuses orig on orig.id = s.reblog_of_id
+    where s.id = ${statusId}
+      and ${listRule(sql.ref("l.account_id"), sql.ref("l.id"))}
+      and ${notAlreadyBoosted(sql.ref("l.id"))}
+    on conflict do nothing`.execute(rt.db);
+}
+
+async function fanOutToTagFollowers(rt: Runtime, statusId: string): Promise<void> {
+  await sql`
+    insert into feed_entries ${ENTRY_COLUMNS}
+    select distinct tf.account_id, s.id, s.account_id, s.reblog_of_id, orig.account_id
+    from statuses s
+    join status_tags st on st.status_id = s.id
+    join tag_follows tf on tf.tag_id = st.tag_id
+    left join statuses orig on orig.id = s.reblog_of_id
+    where s.id = ${statusId} and tf.account_id <> s.account_id
+      and ${tagFollowerRule(sql.ref("tf.account_id"))}
+    on conflict do nothing`.execute(rt.db);
+}

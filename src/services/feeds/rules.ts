@@ -1,0 +1,90 @@
+// What belongs in a home or list feed, as one SQL condition. The same condition fills feeds when a
+// status is posted (for many owners at once), rebuilds a feed, and reads past a trimmed feed's end,
+// so all three agree. In it, `s` is the status, `orig` the boosted status (LEFT JOINed), `f` the
+// owner's follow of the author (home), and the owner's id is the `owner` expression.
+import { type RawBuilder, sql } from "kysely";
+import type { Dialect } from "../../db/index.ts";
+
+const now = () => new Date();
+
+/** Whether the JSON array in `column` holds `value` (the follow's chosen languages). */
+function jsonArrayHas(dialect: Dialect, column: string, value: RawBuilder<unknown>) {
+  return dialect === "postgres"
+    ? sql`jsonb_exists(${sql.raw(column)}, ${value})`
+    : sql`exists (select 1 from json_each(${sql.raw(column)}) where json_each.value = ${value})`;
+}
+
+/** Rules every feed shares: a live status, its author not muted, and boosts only of what may show. */
+function shared(owner: RawBuilder<unknown>) {
+  return sql`
+    s.deleted_at is null
+    and s.visibility in ('public', 'unlisted', 'private')
+    and not exists (select 1 from mutes m where m.account_id = ${owner} and m.target_account_id = s.account_id
+                    and (m.expires_at is null or m.expires_at > ${now()}))
+    and (s.reblog_of_id is null or (
+      orig.deleted_at is null
+      and orig.visibility in ('public', 'unlisted')
+      and orig.account_id <> ${owner}
+      and not exists (select 1 from blocks b where (b.account_id = ${owner} and b.target_account_id = orig.account_id)
+                                              or (b.account_id = orig.account_id and b.target_account_id = ${owner}))
+      and not exists (select 1 from mutes m2 where m2.account_id = ${owner} and m2.target_account_id = orig.account_id
+                      and (m2.expires_at is null or m2.expires_at > ${now()}))
+    ))`;
+}
+
+/**
+ * A status by someone the owner follows (through `f`) belongs in the owner's home feed when: it is
+ * not a reply to someone the owner doesn't follow, a boost shows only if the owner wants the
+ * author's boosts, the language is one the owner follows the author in, and the author is not in
+ * one of the owner's exclusive lists.
+ */
+export function homeRule(dialect: Dialect, owner: RawBuilder<unknown>) {
+  return sql<boolean>`(
+    ${shared(owner)}
+    and (s.in_reply_to_account_id is null or s.in_reply_to_account_id = s.account_id
+         or s.in_reply_to_account_id = ${owner}
+         or exists (select 1 from follows r where r.account_id = ${owner} and r.target_account_id = s.in_reply_to_account_id))
+    and (s.reblog_of_id is null or f.show_reblogs = ${true})
+    and (f.languages is null or coalesce(orig.language, s.language) is null
+         or ${jsonArrayHas(dialect, "f.languages", sql`coalesce(orig.language, s.language)`)})
+    and not exists (select 1 from lists l join list_accounts la on la.list_id = l.id
+                    where l.account_id = ${owner} and l.exclusive = ${true} and la.account_id = s.account_id)
+  )`;
+}
+
+/**
+ * A status by a member belongs in a list feed unless it is a reply the list's replies_policy leaves
+ * out: `none` shows no replies to others, `list` replies to members, `followed` replies to accounts
+ * the owner follows. Replies to the owner always show.
+ */
+export function listRule(owner: RawBuilder<unknown>, listId: RawBuilder<unknown>) {
+  return sql<boolean>`(
+    ${shared(owner)}
+    and (s.in_reply_to_account_id is null or s.in_reply_to_account_id = s.account_id
+         or s.in_reply_to_account_id = ${owner}
+         or exists (select 1 from lists lp where lp.id = ${listId} and (
+              (lp.replies_policy = 'list' and exists (select 1 from list_accounts lm where lm.list_id = lp.id and lm.account_id = s.in_reply_to_account_id))
+              or (lp.replies_policy = 'followed' and exists (select 1 from follows r where r.account_id = ${owner} and r.target_account_id = s.in_reply_to_account_id)))))
+  )`;
+}
+
+/** A boost is left out where the boosted status, or another boost of it, is in the feed already. */
+export function notAlreadyBoosted(feed: RawBuilder<unknown>) {
+  return sql<boolean>`(s.reblog_of_id is null or not exists (
+    select 1 from feed_entries e where e.feed_id = ${feed} and (e.status_id = s.reblog_of_id or e.reblog_of_id = s.reblog_of_id)))`;
+}
+
+/**
+ * A public status with a hashtag the owner follows belongs in the owner's home feed, unless the
+ * owner and the author block each other or the owner blocks the author's domain.
+ */
+export function tagFollowerRule(owner: RawBuilder<unknown>) {
+  return sql<boolean>`(
+    ${shared(owner)}
+    and s.visibility = 'public'
+    and not exists (select 1 from blocks b where (b.account_id = ${owner} and b.target_account_id = s.account_id)
+                                            or (b.account_id = s.account_id and b.target_account_id = ${owner}))
+    and not exists (select 1 from accounts a join account_domain_blocks d on d.domain = a.domain
+                    where a.id = s.account_id and d.account_id = ${owner})
+  )`;
+}

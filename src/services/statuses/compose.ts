@@ -1,0 +1,106 @@
+// What posting and editing share: checking a text, rendering it, and writing its mentions and tags.
+import type { Db } from "../../db/index.ts";
+import type { Visibility } from "../../db/schema.ts";
+import { unprocessable } from "../../domain/errors.ts";
+import { newId } from "../../domain/ids.ts";
+import { isLanguage } from "../../domain/languages.ts";
+import {
+  countCharacters,
+  countGraphemes,
+  detectLanguage,
+  extractHashtags,
+  extractMentions,
+  isValidHashtag,
+  normalizeHashtag,
+  renderPlainText,
+} from "../../domain/text/index.ts";
+import { urls } from "../../domain/urls.ts";
+import type { Runtime } from "../../runtime.ts";
+import { type MentionedAccount, resolveMentions } from "../mentions.ts";
+
+export const VISIBILITIES: Visibility[] = ["public", "unlisted", "private", "direct"];
+
+export interface Draft {
+  text: string;
+  spoilerText: string;
+  language: string | null;
+  mediaIds: string[];
+}
+
+/** Length, emptiness, language and media checks, with Mastodon's messages. */
+export function checkDraft(rt: Runtime, d: Draft): void {
+  const limit = rt.config.limits.statusChars;
+  if (d.text.trim() === "" && d.mediaIds.length === 0) throw unprocessable("Validation failed: Text can't be blank");
+  // The content warning counts towards the limit, as in Mastodon.
+  if (countCharacters(d.text, rt.config.limits.charsPerUrl) + countGraphemes(d.spoilerText) > limit) {
+    throw unprocessable(`Validation failed: Text character limit of ${limit} exceeded`);
+  }
+  if (d.language !== null && !isLanguage(d.language))
+    throw unprocessable("Validation failed: Language is not included in the list");
+  if (d.mediaIds.length > 0) {
+    // No media can be uploaded yet, so no id can name one of the caller's attachments.
+    throw unprocessable("Validation failed: Media attachments could not be found");
+  }
+}
+
+export interface Rendered {
+  content: string;
+  mentions: MentionedAccount[];
+  tags: string[];
+  language: string | null;
+}
+
+/** Renders the text with its mentions resolved; the language is the given one, the default, or a guess. */
+export async function renderDraft(rt: Runtime, d: Draft, defaultLanguage: string | null): Promise<Rendered> {
+  const refs = extractMentions(d.text);
+  const resolved = await resolveMentions(rt, refs);
+  const content = renderPlainText(d.text, {
+    mentions: resolved,
+    tagUrl: urls(rt.config).tagUrl,
+    localDomain: rt.config.localDomain,
+  });
+  const tags = extractHashtags(d.text).filter(isValidHashtag);
+  const language = d.language ?? defaultLanguage ?? (await detectLanguage(d.text));
+  return { content, mentions: [...new Map([...resolved.values()].map((m) => [m.id, m])).values()], tags, language };
+}
+
+/** Replaces the status's mentions; returns the accounts mentioned for the first time. */
+export async function writeMentions(db: Db, statusId: string, accountIds: string[]): Promise<string[]> {
+  const existing = new Set(
+    (await db.selectFrom("status_mentions").select("account_id").where("status_id", "=", statusId).execute()).map(
+      (r) => r.account_id,
+    ),
+  );
+  const wanted = new Set(accountIds);
+  const removed = [...existing].filter((id) => !wanted.has(id));
+  if (removed.length > 0) {
+    await db
+      .deleteFrom("status_mentions")
+      .where("status_id", "=", statusId)
+      .where("account_id", "in", removed)
+      .execute();
+  }
+  const added = accountIds.filter((id) => !existing.has(id));
+  for (const accountId of added) {
+    await db
+      .insertInto("status_mentions")
+      .values({ id: newId(), status_id: statusId, account_id: accountId })
+      .execute();
+  }
+  return added;
+}
+
+/** Replaces the status's hashtags, creating tags met for the first time. */
+export async function writeTags(db: Db, statusId: string, names: string[], at: Date): Promise<void> {
+  await db.deleteFrom("status_tags").where("status_id", "=", statusId).execute();
+  const byKey = new Map(names.map((n) => [normalizeHashtag(n), n]));
+  for (const [name, display] of byKey) {
+    await db
+      .insertInto("tags")
+      .values({ id: newId(), name, display_name: display, last_status_at: at, created_at: at })
+      .onConflict((oc) => oc.column("name").doUpdateSet({ last_status_at: at }))
+      .execute();
+    const tag = await db.selectFrom("tags").select("id").where("name", "=", name).executeTakeFirstOrThrow();
+    await db.insertInto("status_tags").values({ tag_id: tag.id, status_id: statusId }).execute();
+  }
+}

@@ -1,0 +1,129 @@
+// Editing a status (PUT /api/v1/statuses/:id), its history and its source.
+import type { Db } from "../../db/index.ts";
+import { notFound } from "../../domain/errors.ts";
+import { newId } from "../../domain/ids.ts";
+import type { Runtime } from "../../runtime.ts";
+import { statusesChanged } from "../../serializers/cache.ts";
+import { checkPoll, createPoll, type NewPoll } from "../polls.ts";
+import { userSettings } from "../preferences.ts";
+import { type StatusRow, visibleStatus } from "../visibility.ts";
+import { checkDraft, type Draft, renderDraft, writeMentions, writeTags } from "./compose.ts";
+import { statusEdited } from "./side_effects.ts";
+
+export interface StatusChanges extends Draft {
+  sensitive?: boolean;
+  /** A new poll replaces the old one, and its votes. */
+  poll?: NewPoll;
+}
+
+/** One's own original status (not a boost), or 404. */
+export async function ownStatus(rt: Runtime, accountId: string, id: string): Promise<StatusRow> {
+  const row = await visibleStatus(rt, accountId, id);
+  if (row.account_id !== accountId || row.reblog_of_id !== null) throw notFound();
+  return row;
+}
+
+async function recordVersion(db: Db, row: StatusRow, at: Date): Promise<void> {
+  await db
+    .insertInto("status_edits")
+    .values({
+      id: newId(),
+      status_id: row.id,
+      account_id: row.account_id,
+      text: row.text,
+      content: row.content,
+      spoiler_text: row.spoiler_text,
+      sensitive: row.sensitive,
+      language: row.language,
+      created_at: at,
+    })
+    .execute();
+}
+
+export async function editStatus(
+  rt: Runtime,
+  user: { id: string; accountId: string },
+  id: string,
+  c: StatusChanges,
+): Promise<void> {
+  const row = await ownStatus(rt, user.accountId, id);
+  checkDraft(rt, c);
+  const poll = c.poll ? checkPoll(rt, c.poll) : null;
+  const settings = await userSettings(rt, user.id);
+  const rendered = await renderDraft(rt, c, row.language ?? settings.default_language ?? null);
+  const sensitive = c.spoilerText.trim() !== "" || (c.sensitive ?? row.sensitive);
+  const unchanged =
+    rendered.content === row.content &&
+    c.spoilerText === row.spoiler_text &&
+    sensitive === row.sensitive &&
+    rendered.language === row.language;
+  if (unchanged && !poll) return;
+  const now = new Date();
+  await rt.db.transaction().execute(async (trx) => {
+    const earlier = await trx
+      .selectFrom("status_edits")
+      .select("id")
+      .where("status_id", "=", id)
+      .limit(1)
+      .executeTakeFirst();
+    // The first edit also keeps the original, so the history starts where the status did.
+    if (!earlier) await recordVersion(trx, row, row.created_at);
+    await trx
+      .updateTable("statuses")
+      .set({
+        text: c.text,
+        content: rendered.content,
+        spoiler_text: c.spoilerText,
+        sensitive,
+        language: rendered.language,
+        edited_at: now,
+        updated_at: now,
+      })
+      .where("id", "=", id)
+      .execute();
+    const updated = {
+      ...row,
+      text: c.text,
+      content: rendered.content,
+      spoiler_text: c.spoilerText,
+      sensitive,
+      language: rendered.language,
+    };
+    await recordVersion(trx, updated, now);
+    const newlyMentioned = await writeMentions(
+      trx,
+      id,
+      rendered.mentions.map((m) => m.id),
+    );
+    await writeTags(trx, id, rendered.tags, now);
+    if (poll) {
+      if (row.poll_id) await trx.deleteFrom("polls").where("id", "=", row.poll_id).execute();
+      await createPoll(rt, trx, id, user.accountId, poll);
+    }
+    await statusEdited(rt, trx, { id, accountId: user.accountId, newlyMentioned });
+  });
+  await statusesChanged(rt, [id]);
+}
+
+/** The versions of a status, oldest first; a status never edited has just its current one. */
+export async function statusHistory(rt: Runtime, viewerId: string | null, id: string) {
+  const row = await visibleStatus(rt, viewerId, id);
+  const edits = await rt.db.selectFrom("status_edits").selectAll().where("status_id", "=", id).orderBy("id").execute();
+  if (edits.length > 0) return { row, versions: edits };
+  return {
+    row,
+    versions: [
+      {
+        id: row.id,
+        status_id: row.id,
+        account_id: row.account_id,
+        text: row.text,
+        content: row.content,
+        spoiler_text: row.spoiler_text,
+        sensitive: row.sensitive,
+        language: row.language,
+        created_at: row.created_at,
+      },
+    ],
+  };
+}

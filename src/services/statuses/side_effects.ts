@@ -1,0 +1,166 @@
+// What follows from posting, editing, deleting, favouriting and boosting: notification records,
+// written in the same transaction as the change, and jobs for the work that fans out.
+import type { Db } from "../../db/index.ts";
+import type { Runtime } from "../../runtime.ts";
+import { type NotificationType, notify } from "../notifications.ts";
+
+declare module "../../jobs/queue.ts" {
+  interface JobPayloads {
+    /** `status` notifications for the followers who asked to hear of every post. */
+    "statuses.notify_subscribers": { statusId: string };
+    /** `update` notifications for the people who boosted an edited status. */
+    "statuses.notify_boosters": { statusId: string };
+  }
+}
+
+/** Whether the recipient muted the thread the status belongs to: then it does not notify them. */
+async function threadMuted(db: Db, recipientId: string, statusId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("statuses as s")
+    .innerJoin("conversation_mutes as m", "m.conversation_id", "s.conversation_id")
+    .select("m.id")
+    .where("s.id", "=", statusId)
+    .where("m.account_id", "=", recipientId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function notifyAbout(
+  rt: Runtime,
+  db: Db,
+  input: { recipientId: string; fromAccountId: string; type: NotificationType; statusId: string },
+): Promise<void> {
+  if (await threadMuted(db, input.recipientId, input.statusId)) return;
+  await notify(rt, db, input);
+}
+
+export async function statusPosted(
+  rt: Runtime,
+  db: Db,
+  s: { id: string; accountId: string; mentioned: string[] },
+): Promise<void> {
+  for (const recipientId of s.mentioned) {
+    await notifyAbout(rt, db, { recipientId, fromAccountId: s.accountId, type: "mention", statusId: s.id });
+  }
+  await rt.queue.enqueue("statuses.notify_subscribers", { statusId: s.id }, {}, db);
+  await rt.queue.enqueue("feeds.fanout", { statusId: s.id }, {}, db);
+}
+
+export async function statusEdited(
+  rt: Runtime,
+  db: Db,
+  s: { id: string; accountId: string; newlyMentioned: string[] },
+): Promise<void> {
+  for (const recipientId of s.newlyMentioned) {
+    await notifyAbout(rt, db, { recipientId, fromAccountId: s.accountId, type: "mention", statusId: s.id });
+  }
+  await rt.queue.enqueue("statuses.notify_boosters", { statusId: s.id }, {}, db);
+}
+
+export async function statusDeleted(rt: Runtime, db: Db, s: { id: string; boostIds: string[] }): Promise<void> {
+  // Notifications about a deleted status or its boosts go with it, and so do their feed entries.
+  await db
+    .deleteFrom("notifications")
+    .where("status_id", "in", [s.id, ...s.boostIds])
+    .execute();
+  await rt.queue.enqueue("feeds.remove", { statusIds: [s.id, ...s.boostIds] }, {}, db);
+}
+
+export async function statusFavourited(
+  rt: Runtime,
+  db: Db,
+  f: { statusId: string; authorId: string; by: string },
+): Promise<void> {
+  await notifyAbout(rt, db, { recipientId: f.authorId, fromAccountId: f.by, type: "favourite", statusId: f.statusId });
+}
+
+export async function unfavourited(db: Db, f: { statusId: string; authorId: string; by: string }): Promise<void> {
+  await db
+    .deleteFrom("notifications")
+    .where("account_id", "=", f.authorId)
+    .where("from_account_id", "=", f.by)
+    .where("type", "=", "favourite")
+    .where("status_id", "=", f.statusId)
+    .execute();
+}
+
+export async function reblogged(
+  rt: Runtime,
+  db: Db,
+  r: { boostId: string; statusId: string; authorId: string; by: string },
+): Promise<void> {
+  await notifyAbout(rt, db, { recipientId: r.authorId, fromAccountId: r.by, type: "reblog", statusId: r.statusId });
+  await rt.queue.enqueue("feeds.fanout", { statusId: r.boostId }, {}, db);
+}
+
+export async function unreblogged(
+  rt: Runtime,
+  db: Db,
+  r: { boostId: string; statusId: string; authorId: string; by: string },
+): Promise<void> {
+  await db
+    .deleteFrom("notifications")
+    .where("account_id", "=", r.authorId)
+    .where("from_account_id", "=", r.by)
+    .where("type", "=", "reblog")
+    .where("status_id", "=", r.statusId)
+    .execute();
+  await rt.queue.enqueue("feeds.remove", { statusIds: [r.boostId] }, {}, db);
+}
+
+/** Job: followers who follow with `notify` hear of each new post (not of replies to others). */
+export async function notifySubscribers(rt: Runtime, { statusId }: { statusId: string }): Promise<void> {
+  const status = await rt.db
+    .selectFrom("statuses")
+    .select(["account_id", "in_reply_to_account_id", "visibility", "deleted_at"])
+    .where("id", "=", statusId)
+    .executeTakeFirst();
+  if (!status || status.deleted_at || status.visibility === "direct") return;
+  if (status.in_reply_to_account_id && status.in_reply_to_account_id !== status.account_id) return;
+  const subscribers = await rt.db
+    .selectFrom("follows")
+    .select("account_id")
+    .where("target_account_id", "=", status.account_id)
+    .where("notify", "=", true)
+    .execute();
+  for (const { account_id } of subscribers) {
+    await rt.db.transaction().execute(async (trx) => {
+      const already = await trx
+        .selectFrom("notifications")
+        .select("id")
+        .where("account_id", "=", account_id)
+        .where("type", "=", "status")
+        .where("status_id", "=", statusId)
+        .executeTakeFirst();
+      if (!already)
+        await notify(rt, trx, { recipientId: account_id, fromAccountId: status.account_id, type: "status", statusId });
+    });
+  }
+}
+
+/** Job: people who boosted a status hear that it changed. */
+export async function notifyBoosters(rt: Runtime, { statusId }: { statusId: string }): Promise<void> {
+  const status = await rt.db
+    .selectFrom("statuses")
+    .select(["account_id", "deleted_at"])
+    .where("id", "=", statusId)
+    .executeTakeFirst();
+  if (!status || status.deleted_at) return;
+  const boosters = await rt.db
+    .selectFrom("statuses")
+    .select("account_id")
+    .distinct()
+    .where("reblog_of_id", "=", statusId)
+    .where("deleted_at", "is", null)
+    .execute();
+  for (const { account_id } of boosters) {
+    await rt.db.transaction().execute(async (trx) => {
+      await notifyAbout(rt, trx, {
+        recipientId: account_id,
+        fromAccountId: status.account_id,
+        type: "update",
+        statusId,
+      });
+    });
+  }
+}

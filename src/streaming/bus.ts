@@ -1,0 +1,94 @@
+// The event bus: streaming updates and cache invalidations between the parts of a process, and
+// between processes through Redis when REDIS_URL is set.
+import { Redis } from "ioredis";
+import { logger } from "../log.ts";
+
+export type Handler = (message: string) => void;
+
+export interface Bus {
+  publish(channel: string, message: string): Promise<void>;
+  /** Returns the function that ends the subscription. */
+  subscribe(channel: string, handler: Handler): () => void;
+  close(): Promise<void>;
+}
+
+/** Subscriptions of this process, by channel. Both buses deliver through it. */
+class Listeners {
+  readonly map = new Map<string, Set<Handler>>();
+
+  add(channel: string, handler: Handler): boolean {
+    let set = this.map.get(channel);
+    const first = !set;
+    if (!set) {
+      set = new Set();
+      this.map.set(channel, set);
+    }
+    set.add(handler);
+    return first;
+  }
+
+  remove(channel: string, handler: Handler): boolean {
+    const set = this.map.get(channel);
+    if (!set) return false;
+    set.delete(handler);
+    if (set.size > 0) return false;
+    this.map.delete(channel);
+    return true;
+  }
+
+  deliver(channel: string, message: string): void {
+    for (const handler of this.map.get(channel) ?? []) {
+      try {
+        handler(message);
+      } catch (error) {
+        logger("bus").error("A bus handler failed on {channel}: {error}", { channel, error });
+      }
+    }
+  }
+}
+
+export function memoryBus(): Bus {
+  const listeners = new Listeners();
+  return {
+    async publish(channel, message) {
+      // Delivered after the publisher's turn, as a Redis round trip would be.
+      queueMicrotask(() => listeners.deliver(channel, message));
+    },
+    subscribe(channel, handler) {
+      listeners.add(channel, handler);
+      return () => listeners.remove(channel, handler);
+    },
+    async close() {
+      listeners.map.clear();
+    },
+  };
+}
+
+/** One publishing and one subscribing connection; a Redis channel is subscribed while anyone here listens. */
+export function redisBus(url: string, namespace: string): Bus {
+  const pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
+  const sub = new Redis(url, { lazyConnect: false });
+  const listeners = new Listeners();
+  const prefix = `${namespace}:`;
+  for (const conn of [pub, sub]) {
+    conn.on("error", (error) => logger("bus").warn("Redis: {error}", { error: String(error) }));
+  }
+  sub.on("message", (channel: string, message: string) => {
+    listeners.deliver(channel.slice(prefix.length), message);
+  });
+  return {
+    async publish(channel, message) {
+      await pub.publish(prefix + channel, message);
+    },
+    subscribe(channel, handler) {
+      if (listeners.add(channel, handler)) void sub.subscribe(prefix + channel);
+      return () => {
+        if (listeners.remove(channel, handler)) void sub.unsubscribe(prefix + channel);
+      };
+    },
+    async close() {
+      listeners.map.clear();
+      await Promise.allSettled([pub.quit(), sub.quit()]);
+    },
+  };
+}

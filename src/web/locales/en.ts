@@ -1,0 +1,82 @@
+// The words of the web pages in English, the reference every other language follows.
+import { html } from "hono/html";
+import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
+import type { Html } from "../layout.ts";
+
+export const en = {
+  signIn: {
+    title: "Sign in",
+    email: "Email address",
+    password: "Password",
+    submit: "Sign in",
+    invalid: "Invalid email address or password.",
+    expired: "This form has expired. Please try again.",
+    throttled: "Too many attempts. Please try again later.",
+  },
+  consent: {
+    title: "Authorize",
+    heading: (app: string) => `Authorize ${app}?`,
+    lead: (app: Html, user: Html): Html => html`${app} wants to use your account ${user}. It will be able to:`,
+    authorize: "Authorize",
+    deny: "Deny",
+    notYou: "Not you?",
+  },
+  code: {
+    title: "Authorization code",
+    lead: (app: string) => `Copy this code and paste it into ${app}:`,
+  },
+  formPost: { title: "Continue", submit: "Continue" },
+  signOut: { button: "Sign out", title: "Signed out", done: "You have signed out." },
+  blocked: {
+    title: "You can't authorize apps yet",
+    ...INACTIVE_MESSAGES,
+  },
+  error: {
+    title: "An error has occurred",
+    signInFirst: "You need to sign in first.",
+    expired: "This form has expired. Go back and try again.",
+    denied: "You denied the authorization.",
+  },
+  /** What each scope lets an app do, in plain words. */
+  scopes: {
+    read: "Read all your account's data",
+    write: "Change all your account's data",
+    follow: "Follow, block and mute accounts (older apps)",
+    push: "Receive your push notifications",
+    profile: "Read only your profile information",
+    "admin:read": "Read all data on the server",
+    "admin:write": "Moderate and change data on the server",
+    "read:search": "Search on your behalf",
+    "write:media": "Upload media files",
+    "write:reports": "Report accounts and posts",
+  },
+  granular: {
+    read: (what: string) => `See your ${what}`,
+    write: (what: string) => `Change your ${what}`,
+    "admin:read": (what: string) => `See the server's ${what}`,
+    "admin:write": (what: string) => `Moderate the server's ${what}`,
+  },
+  /** The things granular scopes are about (`read:statuses` → statuses). */
+  things: {
+    accounts: "account information",
+    blocks: "blocks",
+    bookmarks: "bookmarks",
+    collections: "collections",
+    conversations: "conversations",
+    favourites: "favourites",
+    filters: "filters",
+    follows: "follows",
+    lists: "lists",
+    mutes: "mutes",
+    notifications: "notifications",
+    reports: "reports",
+    statuses: "posts",
+    canonical_email_blocks: "blocked e-mail addresses",
+    domain_allows: "allowed domains",
+    domain_blocks: "blocked domains",
+    email_domain_blocks: "blocked e-mail domains",
+    ip_blocks: "blocked IP addresses",
+  },
+};
+
+export type Messages = typeof en;

@@ -1,0 +1,107 @@
+// The operator commands, run as an operator runs them: a process on the default SQLite database.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test as nodeTest } from "node:test";
+import { promisify } from "node:util";
+import { dialectUnderTest } from "./rig.ts";
+
+const run = promisify(execFile);
+const dataDir = mkdtempSync(join(tmpdir(), "rookery-cli-"));
+const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warn", DATABASE_URL: "" };
+const rookery = (...args: string[]) => run(process.execPath, ["src/main.ts", ...args], { env });
+
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+// The commands run on the default SQLite database; the PostgreSQL pass of the suite skips them.
+const test = dialectUnderTest === "sqlite" ? nodeTest : nodeTest.skip;
+
+test("--help lists the commands; a wrong one fails with usage", async () => {
+  const help = await rookery("--help");
+  assert.match(help.stdout, /accounts +Create, approve, change and list local accounts/);
+  assert.match(help.stdout, /rookery db migrate/);
+  await assert.rejects(
+    rookery("nonsense"),
+    (e: { code: number; stderr: string }) => e.code === 2 && /Unknown command/.test(e.stderr),
+  );
+});
+
+test("db migrate, then accounts create, approve, modify and list", async () => {
+  const migrated = await rookery("db", "migrate");
+  assert.match(migrated.stdout, /Applied: 0001_core/);
+  assert.match((await rookery("db", "migrate")).stdout, /up to date/);
+
+  const created = await rookery(
+    "accounts",
+    "create",
+    "owner",
+    "--email",
+    "owner@example.test",
+    "--role",
+    "owner",
+    "--confirmed",
+  );
+  assert.match(created.stdout, /^Created @owner\. Password: [\w-]{24}\n$/);
+  const pending = await rookery("accounts", "create", "later", "--email", "later@example.test");
+  assert.match(pending.stdout, /Created @later/);
+  let list = (await rookery("accounts", "list")).stdout;
+  assert.match(list, /@owner\towner@example\.test\towner, confirmed, approved/);
+  assert.match(list, /@later\tlater@example\.test\tuser, unconfirmed, pending/);
+
+  await rookery("accounts", "approve", "later");
+  await rookery("accounts", "modify", "later", "--confirm", "--role", "moderator", "--disable");
+  list = (await rookery("accounts", "list")).stdout;
+  assert.match(list, /@later\tlater@example\.test\tmoderator, confirmed, approved, disabled/);
+
+  await assert.rejects(rookery("accounts", "approve", "ghost"), (e: { stderr: string }) =>
+    /No such local account/.test(e.stderr),
+  );
+  await assert.rejects(rookery("accounts", "modify", "later", "--role", "king"), (e: { code: number }) => e.code === 2);
+  await assert.rejects(rookery("accounts", "create", "owner", "--email", "x@example.test"), (e: { stderr: string }) =>
+    /Username has already been taken/.test(e.stderr),
+  );
+});
+
+test("a wrong setting stops the command with one line naming it", async () => {
+  await assert.rejects(
+    run(process.execPath, ["src/main.ts", "db", "migrate"], { env: { ...env, PORT: "eighty" } }),
+    (e: { code: number; stderr: string }) =>
+      e.code === 78 && e.stderr.trim() === 'Configuration error: PORT="eighty": must be a whole number',
+  );
+});
+
+test("rules, domains and site texts from the command line", async () => {
+  const added = await rookery("rules", "add", "Be kind", "--hint", "Always");
+  const id = /Added rule (\d+)\./.exec(added.stdout)![1];
+  assert.match((await rookery("rules", "list")).stdout, new RegExp(`^${id}\\tBe kind\\t\\(Always\\)\\n$`));
+  await rookery("rules", "remove", id);
+  assert.equal((await rookery("rules", "list")).stdout, "");
+
+  await rookery(
+    "domains",
+    "block",
+    "spam.example",
+    "--severity",
+    "silence",
+    "--reject-media",
+    "--public-comment",
+    "Spam",
+  );
+  assert.equal((await rookery("domains", "list")).stdout, "spam.example\tsilence, reject media\tSpam\n");
+  await assert.rejects(
+    rookery("domains", "block", "x.example", "--severity", "nuke"),
+    (e: { code: number }) => e.code === 2,
+  );
+  await rookery("domains", "unblock", "spam.example");
+  assert.equal((await rookery("domains", "list")).stdout, "");
+
+  await rookery("site", "set", "extended_description", "Hello **there**");
+  assert.equal((await rookery("site", "get", "extended_description")).stdout, "Hello **there**\n");
+  await assert.rejects(rookery("site", "set", "terms_of_service", "Terms"), (e: { stderr: string }) =>
+    /--effective-date is required/.test(e.stderr),
+  );
+  await rookery("site", "set", "terms_of_service", "Terms", "--effective-date", "2026-01-01");
+  assert.match((await rookery("site", "get", "terms_of_service")).stdout, /== effective 2026-01-01\nTerms/);
+});

@@ -1,0 +1,105 @@
+// Parameters as Mastodon reads them: bracket keys, every body encoding, truthiness, data: URIs.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Hono } from "hono";
+import { fileParam, fromSearchParams, requestParams } from "../src/api/params.ts";
+import { truthy } from "../src/api/validate.ts";
+import { ApiError } from "../src/domain/errors.ts";
+
+test("bracket keys nest like Rack", () => {
+  const p = fromSearchParams(
+    new URLSearchParams(
+      "status=hi&media_ids[]=1&media_ids[]=2&poll[options][]=a&poll[options][]=b&poll[expires_in]=300" +
+        "&source[privacy]=private&fields_attributes[0][name]=A&fields_attributes[0][value]=x" +
+        "&fields_attributes[1][name]=B&keywords_attributes[][keyword]=cat&keywords_attributes[][whole_word]=1" +
+        "&keywords_attributes[][keyword]=dog",
+    ),
+  );
+  assert.deepEqual(p, {
+    status: "hi",
+    media_ids: ["1", "2"],
+    poll: { options: ["a", "b"], expires_in: "300" },
+    source: { privacy: "private" },
+    fields_attributes: { "0": { name: "A", value: "x" }, "1": { name: "B" } },
+    keywords_attributes: [{ keyword: "cat", whole_word: "1" }, { keyword: "dog" }],
+  });
+});
+
+test("a plain key repeated keeps the last value; malformed brackets stay literal", () => {
+  assert.deepEqual(fromSearchParams(new URLSearchParams("a=1&a=2")), { a: "2" });
+  assert.deepEqual(fromSearchParams(new URLSearchParams("a]b=1&[x]=2")), { "a]b": "1", "[x]": "2" });
+});
+
+test("truthiness follows Rails", () => {
+  for (const v of ["true", "1", "on", "yes", "TRUE", "anything", true, 1]) assert.equal(truthy(v), true, String(v));
+  for (const v of ["false", "0", "off", "no", "f", "FALSE", false, 0]) assert.equal(truthy(v), false, String(v));
+  for (const v of ["", null, undefined]) assert.equal(truthy(v), undefined);
+});
+
+test("a base64 data: URI is a file parameter", async () => {
+  const png = Buffer.from("89504e470d0a1a0a", "hex");
+  const file = fileParam(`data:image/png;base64,${png.toString("base64")}`, "avatar");
+  assert.ok(file instanceof File);
+  assert.equal(file.type, "image/png");
+  assert.deepEqual(Buffer.from(await file.arrayBuffer()), png);
+  assert.equal(fileParam("", "avatar"), null);
+  assert.throws(
+    () => fileParam("not a file", "avatar"),
+    (e: unknown) => e instanceof ApiError && e.status === 422,
+  );
+});
+
+// Through a real fetch handler: every body encoding lands in the same object.
+const echo = new Hono();
+echo.all("/echo", async (c) => c.json(await requestParams(c, 1024 * 1024)));
+echo.onError((e, c) => c.json({ error: e.message }, e instanceof ApiError ? e.status : 500));
+const call = (init: RequestInit, query = "") => echo.fetch(new Request(`http://x/echo${query}`, init));
+
+test("JSON, form and multipart bodies give the same parameters, merged over the query", async () => {
+  const expected = { status: "hello", media_ids: ["1", "2"], poll: { options: ["a", "b"] }, visibility: "unlisted" };
+  const json = await call(
+    {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ status: "hello", "media_ids[]": ["1", "2"], poll: { options: ["a", "b"] } }),
+    },
+    "?visibility=unlisted",
+  );
+  assert.deepEqual(await json.json(), expected);
+
+  const form = await call(
+    {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "status=hello&media_ids[]=1&media_ids[]=2&poll[options][]=a&poll[options][]=b",
+    },
+    "?visibility=unlisted",
+  );
+  assert.deepEqual(await form.json(), expected);
+
+  const fd = new FormData();
+  fd.append("status", "hello");
+  fd.append("media_ids[]", "1");
+  fd.append("media_ids[]", "2");
+  fd.append("poll[options][]", "a");
+  fd.append("poll[options][]", "b");
+  const multipart = await call({ method: "POST", body: fd }, "?visibility=unlisted");
+  assert.deepEqual(await multipart.json(), expected);
+});
+
+test("broken or non-object JSON is a 400, an oversized body a 413", async () => {
+  const broken = await call({ method: "POST", headers: { "content-type": "application/json" }, body: "{bad" });
+  assert.equal(broken.status, 400);
+  assert.match((await broken.json()).error, /invalid JSON/);
+
+  const array = await call({ method: "POST", headers: { "content-type": "application/json" }, body: "[1,2]" });
+  assert.equal(array.status, 400);
+  assert.equal((await array.json()).error, "Request body must be a JSON object");
+
+  const big = await call({
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ x: "y".repeat(25 * 1024 * 1024) }),
+  });
+  assert.equal(big.status, 413);
+});

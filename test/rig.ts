@@ -1,0 +1,224 @@
+// The test rig: a real Rookery server on a random loopback port with its own fresh database, and a
+// small HTTP client to talk to it the way an app does. SQLite by default; when TEST_DATABASE_URL
+// points at PostgreSQL, every server gets its own schema there, dropped on close.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAdaptorServer } from "@hono/node-server";
+import pg from "pg";
+import { createApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import type { Role } from "../src/db/schema.ts";
+import { startWorker } from "../src/jobs/worker.ts";
+import { configureLogging } from "../src/log.ts";
+import { createRuntime, type Runtime } from "../src/runtime.ts";
+import { createLocalUser } from "../src/services/accounts.ts";
+import { createApplication } from "../src/services/apps.ts";
+import { issueToken } from "../src/services/tokens.ts";
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
+export const dialectUnderTest = TEST_DATABASE_URL ? "postgres" : "sqlite";
+
+export interface RequestOptions {
+  token?: string | null;
+  /** A JSON body. */
+  json?: unknown;
+  /** A form-encoded body (values may repeat with arrays). */
+  form?: Record<string, string | string[]>;
+  /** A multipart body. */
+  multipart?: FormData;
+  /** A raw body, with its content type in headers. */
+  body?: string;
+  query?: Record<string, string | string[]>;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestUser {
+  accountId: string;
+  userId: string;
+  username: string;
+  token: string;
+}
+
+export interface TestServer {
+  rt: Runtime;
+  /** PostgreSQL only: the schema this server's tables live in. */
+  schema: string | undefined;
+  /** `http://127.0.0.1:port` */
+  url: string;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  get<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  post<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  put<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  patch<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  delete<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  /** A confirmed, approved local user with a `read write follow push` token (made without HTTP). */
+  user(username: string, options?: { role?: Role; scopes?: string[] }): Promise<TestUser>;
+  /** Waits until the job queue has nothing due and nothing running. */
+  settle(): Promise<void>;
+  /** Stops the runtime (database, worker, caches) and starts a new one on the same database, as a restart would. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** Extra environment, as the server's configuration would read it. */
+  env?: Record<string, string>;
+  /** Run the job worker (default true). */
+  worker?: boolean;
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
+  if (!process.env.TEST_LOG) await configureLogging("silent");
+  let app: ReturnType<typeof createApp> | null = null;
+  const http = createAdaptorServer({ fetch: (req, env) => app!.fetch(req, env) }) as Server;
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
+  const port = (http.address() as AddressInfo).port;
+  const dataDir = mkdtempSync(join(tmpdir(), "rookery-test-"));
+
+  let schema: string | undefined;
+  if (TEST_DATABASE_URL) {
+    schema = `t_${randomBytes(6).toString("hex")}`;
+    await adminQuery(`CREATE SCHEMA ${schema}`);
+  }
+  const config = loadConfig({
+    LOCAL_DOMAIN: `127.0.0.1:${port}`,
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: TEST_DATABASE_URL ?? `sqlite:${join(dataDir, "rookery.sqlite")}`,
+    SECRET_KEY_BASE: randomBytes(32).toString("hex"),
+    REGISTRATIONS_MODE: "open",
+    LOG_LEVEL: "silent",
+    ...options.env,
+  });
+  let rt: Runtime;
+  try {
+    rt = await createRuntimeRetrying(config, schema);
+  } catch (error) {
+    // Leave nothing behind that would keep the test process alive.
+    http.close();
+    if (schema) await adminQuery(`DROP SCHEMA ${schema} CASCADE`);
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  app = createApp(rt);
+  if (options.worker !== false) await startWorker(rt);
+
+  const url = `http://127.0.0.1:${port}`;
+  let testApp: { id: string } | null = null;
+
+  const request = async (method: string, path: string, o: RequestOptions = {}): Promise<TestResponse> => {
+    const target = new URL(path, url);
+    for (const [k, v] of Object.entries(o.query ?? {})) {
+      for (const item of Array.isArray(v) ? v : [v]) target.searchParams.append(k, item);
+    }
+    const headers = new Headers(o.headers);
+    if (o.token) headers.set("authorization", `Bearer ${o.token}`);
+    let body: BodyInit | undefined;
+    if (o.json !== undefined) {
+      headers.set("content-type", "application/json");
+      body = JSON.stringify(o.json);
+    } else if (o.form) {
+      const form = new URLSearchParams();
+      for (const [k, v] of Object.entries(o.form)) {
+        for (const item of Array.isArray(v) ? v : [v]) form.append(k, item);
+      }
+      body = form;
+    } else if (o.multipart) {
+      body = o.multipart;
+    } else if (o.body !== undefined) {
+      body = o.body;
+    }
+    const res = await fetch(target, { method, headers, body, redirect: "manual" });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get("content-type") ?? "").includes("json") && text) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+
+  return {
+    get rt() {
+      return rt;
+    },
+    schema,
+    url,
+    request,
+    get: (p, o) => request("GET", p, o),
+    post: (p, o) => request("POST", p, o),
+    put: (p, o) => request("PUT", p, o),
+    patch: (p, o) => request("PATCH", p, o),
+    delete: (p, o) => request("DELETE", p, o),
+    async user(username, o = {}) {
+      testApp ??= await createApplication(rt, {
+        name: "Rookery tests",
+        redirectUris: ["urn:ietf:wg:oauth:2.0:oob"],
+        scopes: ["read", "write", "follow", "push", "admin:read", "admin:write"],
+      });
+      const created = await createLocalUser(rt, {
+        username,
+        email: `${username}@example.test`,
+        password: "correct horse battery staple",
+        role: o.role,
+      });
+      const issued = await issueToken(rt, {
+        applicationId: testApp.id,
+        userId: created.userId,
+        scopes: o.scopes ?? ["read", "write", "follow", "push"],
+      });
+      return { ...created, username, token: issued.token };
+    },
+    settle: () => rt.queue.idle(),
+    async restart() {
+      await rt.close();
+      rt = await createRuntime(config, { schema, poolSize: 4, migrate: false });
+      app = createApp(rt);
+      if (options.worker !== false) await startWorker(rt);
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+      await rt.close();
+      if (schema) await adminQuery(`DROP SCHEMA ${schema} CASCADE`);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The migrator reads PostgreSQL's catalog of every schema, and another test file dropping its own
+ * schema at that moment can make the read fail: such a start is tried again.
+ */
+async function createRuntimeRetrying(
+  config: ReturnType<typeof loadConfig>,
+  schema: string | undefined,
+): Promise<Runtime> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await createRuntime(config, { schema, poolSize: 4 });
+    } catch (error) {
+      if (!schema || attempt === 3 || !/does not exist/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,218 @@
+// Home, list, public and hashtag timelines.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { FEED_SIZE, rebuildHomeFeed, trimFeeds } from "../src/services/feeds/maintenance.ts";
+import { startServer, type TestServer, type TestUser } from "./rig.ts";
+
+let server: TestServer;
+let reader: TestUser;
+let alice: TestUser;
+let bob: TestUser;
+let carol: TestUser;
+
+before(async () => {
+  server = await startServer();
+  reader = await server.user("reader");
+  alice = await server.user("alice");
+  bob = await server.user("bob");
+  carol = await server.user("carol");
+  for (const u of [alice, bob]) await server.post(`/api/v1/accounts/${u.accountId}/follow`, { token: reader.token });
+  await server.settle();
+});
+after(() => server.close());
+
+const post = async (user: TestUser, json: Record<string, unknown>) => {
+  const res = await server.post("/api/v1/statuses", { token: user.token, json });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.id as string;
+};
+const home = async (user: TestUser, query: Record<string, string> = {}) => {
+  await server.settle();
+  const res = await server.get("/api/v1/timelines/home", { token: user.token, query });
+  assert.equal(res.status, 200);
+  return res;
+};
+const ids = (res: { body: { id: string }[] }) => res.body.map((s) => s.id);
+
+test("home: followed accounts and one's own posts, newest first", async () => {
+  const a = await post(alice, { status: "from alice" });
+  const c = await post(carol, { status: "from carol, not followed" });
+  const b = await post(bob, { status: "from bob", visibility: "private" });
+  const own = await post(reader, { status: "my own" });
+  const res = await home(reader);
+  assert.deepEqual(ids(res).slice(0, 3), [own, b, a]);
+  assert.ok(!ids(res).includes(c));
+});
+
+test("home: replies only to people the reader follows", async () => {
+  const root = await post(carol, { status: "carol's thread" });
+  const toCarol = await post(alice, { status: "@carol reply", in_reply_to_id: root });
+  const aliceRoot = await post(alice, { status: "alice's thread" });
+  const toAlice = await post(bob, { status: "@alice reply", in_reply_to_id: aliceRoot });
+  const selfReply = await post(alice, { status: "more", in_reply_to_id: aliceRoot });
+  const got = ids(await home(reader));
+  assert.ok(!got.includes(toCarol), "a reply to someone not followed stays out");
+  assert.ok(got.includes(toAlice));
+  assert.ok(got.includes(selfReply));
+});
+
+test("home: boosts, collapsed, and not when the follow hides them", async () => {
+  const original = await post(carol, { status: "boost worthy" });
+  const boost1 = (await server.post(`/api/v1/statuses/${original}/reblog`, { token: alice.token })).body.id;
+  const boost2 = (await server.post(`/api/v1/statuses/${original}/reblog`, { token: bob.token })).body.id;
+  let got = ids(await home(reader));
+  assert.ok(got.includes(boost1));
+  assert.ok(!got.includes(boost2), "a second boost of the same status is collapsed");
+  const res = await home(reader);
+  const entry = res.body.find((s: { id: string }) => s.id === boost1);
+  assert.equal(entry.reblog.id, original);
+
+  await server.post(`/api/v1/accounts/${bob.accountId}/follow`, { token: reader.token, json: { reblogs: false } });
+  const another = await post(carol, { status: "another" });
+  const boost3 = (await server.post(`/api/v1/statuses/${another}/reblog`, { token: bob.token })).body.id;
+  got = ids(await home(reader));
+  assert.ok(!got.includes(boost3));
+  await server.post(`/api/v1/accounts/${bob.accountId}/follow`, { token: reader.token, json: { reblogs: true } });
+});
+
+test("home: muting, blocking and unfollowing take posts out; following brings them in", async () => {
+  const fromCarol = await post(carol, { status: "before the follow" });
+  assert.ok(!ids(await home(reader)).includes(fromCarol));
+  await server.post(`/api/v1/accounts/${carol.accountId}/follow`, { token: reader.token });
+  assert.ok(ids(await home(reader)).includes(fromCarol), "following merges recent posts");
+  await server.post(`/api/v1/accounts/${carol.accountId}/mute`, { token: reader.token });
+  assert.ok(!ids(await home(reader)).includes(fromCarol));
+  await server.post(`/api/v1/accounts/${carol.accountId}/unmute`, { token: reader.token });
+  const later = await post(carol, { status: "after the mute" });
+  assert.ok(ids(await home(reader)).includes(later));
+  await server.post(`/api/v1/accounts/${carol.accountId}/unfollow`, { token: reader.token });
+  assert.ok(!ids(await home(reader)).includes(later));
+});
+
+test("home: deleted statuses leave; pagination with Link headers", async () => {
+  const doomed = await post(alice, { status: "doomed" });
+  assert.ok(ids(await home(reader)).includes(doomed));
+  await server.delete(`/api/v1/statuses/${doomed}`, { token: alice.token });
+  assert.ok(!ids(await home(reader)).includes(doomed));
+
+  const all = ids(await home(reader, { limit: "40" }));
+  const page = await home(reader, { limit: "3" });
+  assert.deepEqual(ids(page), all.slice(0, 3));
+  const next = new URL(/<([^>]+)>; rel="next"/.exec(page.headers.get("link")!)![1]);
+  const page2 = await server.get(next.pathname + next.search, { token: reader.token });
+  assert.deepEqual(ids(page2), all.slice(3, 6));
+  const end = await home(reader, { max_id: all.at(-1)! });
+  assert.deepEqual(end.body, []);
+  assert.equal(end.headers.get("link"), null);
+});
+
+test("home: keyword filters hide or mark statuses", async () => {
+  const hidden = await post(alice, { status: "the finale was great" });
+  const warned = await post(alice, { status: "spoilers about the plot" });
+  await server.post("/api/v2/filters", {
+    token: reader.token,
+    json: { title: "finale", context: ["home"], filter_action: "hide", keywords_attributes: [{ keyword: "finale" }] },
+  });
+  await server.post("/api/v2/filters", {
+    token: reader.token,
+    json: { title: "plot", context: ["home"], filter_action: "warn", keywords_attributes: [{ keyword: "plot" }] },
+  });
+  const res = await home(reader);
+  assert.ok(!ids(res).includes(hidden));
+  const w = res.body.find((s: { id: string }) => s.id === warned);
+  assert.equal(w.filtered.length, 1);
+  assert.equal(w.filtered[0].filter.title, "plot");
+  assert.deepEqual(w.filtered[0].keyword_matches, ["plot"]);
+});
+
+test("direct messages reach the mentioned reader's home", async () => {
+  const dm = await post(carol, { status: "@reader just for you", visibility: "direct" });
+  assert.ok(ids(await home(reader)).includes(dm));
+  assert.ok(!ids(await home(bob)).includes(dm));
+});
+
+test("a trimmed feed reads on past its horizon from the statuses", async () => {
+  const writer = await server.user("writer");
+  const fan = await server.user("fan");
+  await server.post(`/api/v1/accounts/${writer.accountId}/follow`, { token: fan.token });
+  const posted: string[] = [];
+  for (let i = 0; i < 30; i++) posted.push(await post(writer, { status: `n${i}` }));
+  await server.settle();
+  // Keep only the 10 newest entries, as a trim of a long feed would.
+  const keep = posted.slice(-10);
+  await server.rt.db
+    .deleteFrom("feed_entries")
+    .where("feed_id", "=", fan.accountId)
+    .where("status_id", "not in", keep)
+    .execute();
+  await server.rt.db.insertInto("feed_horizons").values({ feed_id: fan.accountId, horizon_id: keep[0] }).execute();
+  const first = await home(fan, { limit: "20" });
+  assert.deepEqual(ids(first), posted.slice(-20).reverse());
+  const next = new URL(/<([^>]+)>; rel="next"/.exec(first.headers.get("link")!)![1]);
+  const second = await server.get(next.pathname + next.search, { token: fan.token });
+  assert.deepEqual(ids(second), posted.slice(0, 10).reverse());
+  assert.doesNotMatch(second.headers.get("link") ?? "", /rel="next"/);
+
+  assert.equal(await rebuildHomeFeed(server.rt, fan.accountId), 30);
+  assert.equal(FEED_SIZE, 800);
+  await trimFeeds(server.rt);
+});
+
+test("lists: members' posts, replies by policy, exclusive lists keep members out of home", async () => {
+  const list = (
+    await server.post("/api/v1/lists", {
+      token: reader.token,
+      json: { title: "Alice", replies_policy: "none", exclusive: true },
+    })
+  ).body;
+  await server.post(`/api/v1/lists/${list.id}/accounts`, {
+    token: reader.token,
+    json: { account_ids: [alice.accountId] },
+  });
+  await server.settle();
+  const inList = await post(alice, { status: "for the list" });
+  const root = await post(bob, { status: "bob's" });
+  const reply = await post(alice, { status: "@bob reply", in_reply_to_id: root });
+  await server.settle();
+  const res = await server.get(`/api/v1/timelines/list/${list.id}`, { token: reader.token });
+  assert.equal(res.status, 200);
+  assert.ok(ids(res).includes(inList));
+  assert.ok(!ids(res).includes(reply), "replies_policy none");
+  assert.ok(!ids(await home(reader)).includes(inList), "exclusive lists keep their members out of home");
+  assert.equal((await server.get(`/api/v1/timelines/list/${list.id}`, { token: bob.token })).status, 404);
+});
+
+test("public timelines: local, without replies to others or boosts; tag timelines with any/all/none", async () => {
+  const p = await post(alice, { status: "public #Rust #Go" });
+  const u = await post(alice, { status: "unlisted #rust", visibility: "unlisted" });
+  const r = await post(bob, { status: "@alice reply #rust", in_reply_to_id: p });
+  const onlyGo = await post(bob, { status: "just #go" });
+  const pub = ids(await server.get("/api/v1/timelines/public", { query: { limit: "40" } }));
+  assert.ok(pub.includes(p));
+  assert.ok(!pub.includes(u));
+  assert.ok(!pub.includes(r));
+  assert.deepEqual(ids(await server.get("/api/v1/timelines/public", { query: { remote: "true" } })), []);
+  assert.ok(ids(await server.get("/api/v1/timelines/public", { query: { local: "true" } })).includes(p));
+
+  const rust = ids(await server.get("/api/v1/timelines/tag/RUST"));
+  assert.deepEqual(rust.slice(0, 2), [r, p], "hashtags match whatever their case");
+  assert.deepEqual(ids(await server.get("/api/v1/timelines/tag/%23rust", { query: { "all[]": "go" } })), [p]);
+  assert.deepEqual(
+    ids(await server.get("/api/v1/timelines/tag/rust", { query: { "any[]": "go", "none[]": "rust" } })),
+    [onlyGo],
+  );
+  assert.deepEqual((await server.get("/api/v1/timelines/link", { query: { url: "https://example.com" } })).body, []);
+});
+
+test("without public preview, the public timelines need a signed-in user", async () => {
+  const closed = await startServer({ env: { PUBLIC_PREVIEW: "false" } });
+  try {
+    const anon = await closed.get("/api/v1/timelines/public");
+    assert.equal(anon.status, 422);
+    assert.equal(anon.body.error, "This method requires an authenticated user");
+    const user = await closed.user("someone");
+    assert.equal((await closed.get("/api/v1/timelines/public", { token: user.token })).status, 200);
+  } finally {
+    await closed.close();
+  }
+});
