@@ -1,0 +1,246 @@
+// The timeline benchmark (`npm run bench`): on SQLite and, when reachable, on PostgreSQL.
+//  1. GET /api/v1/timelines/home?limit=20 with 50 connections for 20 s, next to a bare node:http
+//     hello world measured the same way;
+//  2. POST /api/v1/statuses by an account with 10,000 local followers, 3 posts a second, measuring
+//     each post's latency and how long until the status is in all 10,000 home feeds.
+// The server runs as its own process (`rookery serve`), as in production; the load comes from this one.
+import { type ChildProcess, fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import pg from "pg";
+import { loadConfig } from "../src/config.ts";
+import { configureLogging } from "../src/log.ts";
+import { createRuntime } from "../src/runtime.ts";
+import { SEED, seed } from "./seed.ts";
+
+const CONNECTIONS = 50;
+const DURATION = Number(process.env.BENCH_SECONDS ?? 20);
+const POSTS = Number(process.env.BENCH_POSTS ?? 60);
+const POSTS_PER_SECOND = 3;
+const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://root@127.0.0.1:5432/postgres";
+
+const log = (line: string) => console.error(`  ${line}`);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(url: string, headers: Record<string, string> = {}): Promise<Load> {
+  await autocannon({ url, connections: CONNECTIONS, duration: 3, headers });
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  return {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.non2xx + r.errors + r.timeouts,
+  };
+}
+
+async function baseline(): Promise<Load> {
+  const port = await freePort();
+  const child = fork(join(import.meta.dirname, "hello.ts"), { env: { ...process.env, PORT: String(port) } });
+  await new Promise((resolve) => child.once("message", resolve));
+  try {
+    return await load(`http://127.0.0.1:${port}/`);
+  } finally {
+    child.kill();
+  }
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+interface Result {
+  dialect: string;
+  home: Load;
+  post: { p50: number; p99: number; fanoutMax: number; fanoutP99: number };
+}
+
+async function benchDialect(dialect: "sqlite" | "postgres", databaseUrl: string, dataDir: string): Promise<Result> {
+  const port = await freePort();
+  const env = {
+    LOCAL_DOMAIN: `127.0.0.1:${port}`,
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    SECRET_KEY_BASE: randomBytes(32).toString("hex"),
+    LOG_LEVEL: "warn",
+  };
+  log(`seeding ${dialect}…`);
+  const started = Date.now();
+  const rt = await createRuntime(loadConfig(env));
+  const seeded = await seed(rt, log);
+  log(`seeded in ${Math.round((Date.now() - started) / 1000)} s`);
+
+  const server: ChildProcess = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
+    env: { ...process.env, ...env },
+    stdio: "inherit",
+  });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(`${base}/api/v2/instance`);
+    const auth = { authorization: `Bearer ${seeded.readerToken}` };
+    const check = await (await fetch(`${base}/api/v1/timelines/home?limit=20`, { headers: auth })).json();
+    if (!Array.isArray(check) || check.length !== 20)
+      throw new Error(`home timeline: ${JSON.stringify(check).slice(0, 200)}`);
+    log("GET /api/v1/timelines/home…");
+    const home = await load(`${base}/api/v1/timelines/home?limit=20`, auth);
+
+    log(`POST /api/v1/statuses to ${SEED.posterFollowers} followers…`);
+    const latencies: number[] = [];
+    const fanouts: number[] = [];
+    const pending = new Map<string, number>();
+    let done = false;
+    const watcher = (async () => {
+      while (!done || pending.size > 0) {
+        const ids = [...pending.keys()];
+        if (ids.length > 0) {
+          const rows = await rt.db
+            .selectFrom("feed_entries")
+            .select(["status_id", (eb) => eb.fn.countAll().as("n")])
+            .where("status_id", "in", ids)
+            .groupBy("status_id")
+            .execute();
+          for (const r of rows) {
+            // Every follower's feed, and the poster's own.
+            if (Number(r.n) >= SEED.posterFollowers + 1) {
+              fanouts.push(Date.now() - pending.get(r.status_id)!);
+              pending.delete(r.status_id);
+            }
+          }
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const headers = { authorization: `Bearer ${seeded.posterToken}`, "content-type": "application/json" };
+    for (let i = 0; i < POSTS; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${base}/api/v1/statuses`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ status: `Benchmark post ${i} #birds`, language: "en" }),
+      });
+      const body = await res.json();
+      const elapsed = performance.now() - t0;
+      if (res.status !== 200) throw new Error(`POST: ${res.status} ${JSON.stringify(body)}`);
+      latencies.push(elapsed);
+      pending.set(body.id, Date.now());
+      await new Promise((r) => setTimeout(r, Math.max(0, 1000 / POSTS_PER_SECOND - elapsed)));
+    }
+    done = true;
+    const deadline = Date.now() + 30_000;
+    await Promise.race([watcher, new Promise((r) => setTimeout(r, deadline - Date.now()))]);
+    if (pending.size > 0) throw new Error(`${pending.size} posts did not reach every feed within 30 s`);
+    return {
+      dialect,
+      home,
+      post: {
+        p50: Math.round(percentile(latencies, 50) * 10) / 10,
+        p99: Math.round(percentile(latencies, 99) * 10) / 10,
+        fanoutMax: Math.max(...fanouts),
+        fanoutP99: percentile(fanouts, 99),
+      },
+    };
+  } finally {
+    server.kill("SIGTERM");
+    await new Promise((r) => server.once("exit", r));
+    await rt.close();
+  }
+}
+
+async function postgresDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  const name = `rookery_bench_${Date.now()}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_ADMIN });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+await configureLogging("silent");
+const results: Result[] = [];
+log("baseline: node:http hello world…");
+const hello = await baseline();
+
+const sqliteDir = mkdtempSync(join(tmpdir(), "rookery-bench-"));
+try {
+  results.push(await benchDialect("sqlite", `sqlite:${join(sqliteDir, "bench.sqlite")}`, sqliteDir));
+} finally {
+  rmSync(sqliteDir, { recursive: true, force: true });
+}
+const pgDb = await postgresDatabase();
+if (pgDb) {
+  const dir = mkdtempSync(join(tmpdir(), "rookery-bench-"));
+  try {
+    results.push(await benchDialect("postgres", pgDb.url, dir));
+  } finally {
+    await pgDb.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else {
+  log(`PostgreSQL not reachable at ${PG_ADMIN}: skipped`);
+}
+
+const lines = [
+  `Home timeline: GET /api/v1/timelines/home?limit=20, ${CONNECTIONS} connections, ${DURATION} s` +
+    ` (${SEED.authors * SEED.statusesPerAuthor} statuses, reader follows ${SEED.readerFollows} of ${SEED.authors} authors)`,
+  "",
+  "| server | requests/s | p50 ms | p99 ms | errors |",
+  "|---|---|---|---|---|",
+  `| node:http hello world | ${hello.rps} | ${hello.p50} | ${hello.p99} | ${hello.errors} |`,
+  ...results.map((r) => `| Rookery, ${r.dialect} | ${r.home.rps} | ${r.home.p50} | ${r.home.p99} | ${r.home.errors} |`),
+  "",
+  `Posting: POST /api/v1/statuses by an account with ${SEED.posterFollowers} local followers, ${POSTS} posts at ${POSTS_PER_SECOND}/s`,
+  "",
+  "| database | p50 ms | p99 ms | in every follower's feed after (p99 / max) |",
+  "|---|---|---|---|",
+  ...results.map(
+    (r) => `| ${r.dialect} | ${r.post.p50} | ${r.post.p99} | ${r.post.fanoutP99} ms / ${r.post.fanoutMax} ms |`,
+  ),
+];
+console.log(lines.join("\n"));
