@@ -75,6 +75,8 @@ after(async () => {
 });
 
 test("open sign-up returns a token that works once the mailed link is followed", async () => {
+  const moderator = await open.user("watcher", { role: "moderator" });
+  const bystander = await open.user("bystander");
   const res = await open.post("/api/v1/accounts", { token: app.token, form: valid("newbie") });
   assert.equal(res.status, 200);
   assert.deepEqual(Object.keys(res.body).sort(), ["access_token", "created_at", "scope", "token_type"]);
@@ -114,6 +116,13 @@ test("open sign-up returns a token that works once the mailed link is followed",
   assert.equal(me.body.acct, "newbie");
   assert.equal((await open.get("/api/v1/emails/check_confirmation", { token: userToken })).body, true);
   assert.equal((await open.get(`/api/v1/accounts/${me.body.id}`)).status, 200);
+  // Staff hear of the new account once it is confirmed; other users don't.
+  const staffNews = await open.get("/api/v1/notifications", { token: moderator.token });
+  assert.deepEqual(
+    staffNews.body.map((n: { type: string; account: { id: string } }) => [n.type, n.account.id]),
+    [["admin.sign_up", me.body.id]],
+  );
+  assert.deepEqual((await open.get("/api/v1/notifications", { token: bystander.token })).body, []);
   const row = await open.rt.db
     .selectFrom("users")
     .select(["locale", "sign_up_ip", "confirmation_token_hash"])

@@ -22,6 +22,8 @@ import { instanceV1 } from "./v1/instance.ts";
 import { listsApi } from "./v1/lists.ts";
 import { markers } from "./v1/markers.ts";
 import { mutes } from "./v1/mutes.ts";
+import { notificationRequests } from "./v1/notification_requests.ts";
+import { notifications } from "./v1/notifications.ts";
 import { polls } from "./v1/polls.ts";
 import { preferences } from "./v1/preferences.ts";
 import { scheduledStatuses } from "./v1/scheduled_statuses.ts";
@@ -31,6 +33,7 @@ import { tags } from "./v1/tags.ts";
 import { timelines } from "./v1/timelines.ts";
 import { filtersV2 } from "./v2/filters.ts";
 import { instanceV2 } from "./v2/instance.ts";
+import { notificationsV2 } from "./v2/notifications.ts";
 import { wellKnown } from "./well_known.ts";
 
 // Static paths under /api/v1/accounts/ (relationships, familiar_followers) come before any router
@@ -66,4 +69,8 @@ export const routers: Hono<AppEnv>[] = [
   timelines,
   polls,
   scheduledStatuses,
+  // Requests first: /api/v1/notifications/requests is not a notification id.
+  notificationRequests,
+  notifications,
+  notificationsV2,
 ];

@@ -292,6 +292,32 @@ export interface JobsTable {
   created_at: Date;
 }
 
+export type NotificationPolicyValue = "accept" | "filter" | "drop";
+
+export interface NotificationPoliciesTable {
+  account_id: string;
+  for_not_following: NotificationPolicyValue;
+  for_not_followers: NotificationPolicyValue;
+  for_new_accounts: NotificationPolicyValue;
+  for_private_mentions: NotificationPolicyValue;
+  for_limited_accounts: NotificationPolicyValue;
+}
+
+export interface NotificationRequestsTable {
+  id: string;
+  account_id: string;
+  from_account_id: string;
+  last_status_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NotificationPermissionsTable {
+  account_id: string;
+  from_account_id: string;
+  created_at: Date;
+}
+
 export interface KvTable {
   key: string;
   value: Json<unknown>;
@@ -507,6 +533,9 @@ export interface Database {
   account_pins: AccountPinsTable;
   account_notes: AccountNotesTable;
   notifications: NotificationsTable;
+  notification_policies: NotificationPoliciesTable;
+  notification_requests: NotificationRequestsTable;
+  notification_permissions: NotificationPermissionsTable;
   statuses: StatusesTable;
   status_stats: StatusStatsTable;
   domain_blocks: DomainBlocksTable;

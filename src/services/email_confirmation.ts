@@ -8,6 +8,7 @@ import { USER_ATTRIBUTE_LABELS } from "./accounts.ts";
 import { invalidateAuth } from "./auth.ts";
 import { emailAddressError } from "./email_addresses.ts";
 import { type Mail, queueMail } from "./mail.ts";
+import { notifyStaff } from "./notifications.ts";
 
 /**
  * The mail with the confirmation link. For sign-ups made in an app, the link asks to lead back
@@ -52,10 +53,11 @@ export async function confirmEmail(rt: Runtime, token: string): Promise<Confirme
     .updateTable("users")
     .set({ confirmed_at: new Date(), confirmation_token_hash: null, updated_at: new Date() })
     .where("confirmation_token_hash", "=", sha256(token))
-    .returning(["approved", "created_by_application_id"])
+    .returning(["account_id", "approved", "created_by_application_id"])
     .executeTakeFirst();
   if (!confirmed) return null;
   await invalidateAuth(rt);
+  await notifyStaff(rt, { fromAccountId: confirmed.account_id, type: "admin.sign_up" });
   const app = confirmed.created_by_application_id
     ? await rt.db
         .selectFrom("oauth_applications")

@@ -1,0 +1,61 @@
+// Notification requests: what the notification policy filtered, per sender. The policy itself is
+// at /api/v2/notifications/policy.
+import { z } from "zod";
+import { isId } from "../../domain/ids.ts";
+import { renderNotificationRequests } from "../../serializers/notification.ts";
+import { acceptRequests, dismissRequests, getRequest, listRequests } from "../../services/notification_requests.ts";
+import { currentUser, requireUser } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { pageParams, setLinkHeader } from "../pagination.ts";
+import { parse, pathId, zStrings } from "../validate.ts";
+import { NOTIFICATION_PAGE } from "./notifications.ts";
+
+export const notificationRequests = router();
+
+const READ = requireUser("read:notifications");
+const WRITE = requireUser("write:notifications");
+
+notificationRequests.get("/api/v1/notifications/requests", READ, async (c) => {
+  const viewer = currentUser(c).accountId;
+  const result = await listRequests(c.var.rt, viewer, pageParams(await params(c), NOTIFICATION_PAGE));
+  setLinkHeader(c, c.var.rt.config.origin, result);
+  return c.json(await renderNotificationRequests(c.var.rt, viewer, result.items));
+});
+
+// Requests are merged as notifications arrive, never in the background: always done.
+notificationRequests.get("/api/v1/notifications/requests/merged", READ, (c) => c.json({ merged: true }));
+
+const bulk = z.object({ id: zStrings() });
+
+notificationRequests.post("/api/v1/notifications/requests/accept", WRITE, async (c) => {
+  const { id } = parse(bulk, await params(c));
+  await acceptRequests(c.var.rt, currentUser(c).accountId, (id ?? []).filter(isId));
+  return c.json({});
+});
+
+notificationRequests.post("/api/v1/notifications/requests/dismiss", WRITE, async (c) => {
+  const { id } = parse(bulk, await params(c));
+  await dismissRequests(c.var.rt, currentUser(c).accountId, (id ?? []).filter(isId));
+  return c.json({});
+});
+
+notificationRequests.get("/api/v1/notifications/requests/:id", READ, async (c) => {
+  const viewer = currentUser(c).accountId;
+  const row = await getRequest(c.var.rt, viewer, pathId(c.req.param("id")));
+  const [entity] = await renderNotificationRequests(c.var.rt, viewer, [row]);
+  return c.json(entity);
+});
+
+notificationRequests.post("/api/v1/notifications/requests/:id/accept", WRITE, async (c) => {
+  const viewer = currentUser(c).accountId;
+  const row = await getRequest(c.var.rt, viewer, pathId(c.req.param("id")));
+  await acceptRequests(c.var.rt, viewer, [row.id]);
+  return c.json({});
+});
+
+notificationRequests.post("/api/v1/notifications/requests/:id/dismiss", WRITE, async (c) => {
+  const viewer = currentUser(c).accountId;
+  const row = await getRequest(c.var.rt, viewer, pathId(c.req.param("id")));
+  await dismissRequests(c.var.rt, viewer, [row.id]);
+  return c.json({});
+});

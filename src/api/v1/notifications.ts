@@ -1,0 +1,52 @@
+import { notFound } from "../../domain/errors.ts";
+import { renderNotifications } from "../../serializers/notification.ts";
+import {
+  clearNotifications,
+  dismissNotification,
+  getNotification,
+  listNotifications,
+  unreadCount,
+} from "../../services/notification_lists.ts";
+import { currentUser, requireUser } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { countLimit, notificationQuery } from "../notification_query.ts";
+import { pageParams, setLinkHeader } from "../pagination.ts";
+import { pathId } from "../validate.ts";
+
+export const notifications = router();
+
+const READ = requireUser("read:notifications");
+const WRITE = requireUser("write:notifications");
+export const NOTIFICATION_PAGE = { default: 40, max: 80 };
+
+notifications.get("/api/v1/notifications", READ, async (c) => {
+  const all = await params(c);
+  const viewer = currentUser(c).accountId;
+  const result = await listNotifications(c.var.rt, viewer, notificationQuery(all), pageParams(all, NOTIFICATION_PAGE));
+  setLinkHeader(c, c.var.rt.config.origin, result);
+  return c.json(await renderNotifications(c.var.rt, viewer, result.items));
+});
+
+notifications.get("/api/v1/notifications/unread_count", READ, async (c) => {
+  const all = await params(c);
+  const count = await unreadCount(c.var.rt, currentUser(c).accountId, notificationQuery(all), countLimit(all));
+  return c.json({ count });
+});
+
+notifications.post("/api/v1/notifications/clear", WRITE, async (c) => {
+  await clearNotifications(c.var.rt, currentUser(c).accountId);
+  return c.json({});
+});
+
+notifications.get("/api/v1/notifications/:id", READ, async (c) => {
+  const viewer = currentUser(c).accountId;
+  const row = await getNotification(c.var.rt, viewer, pathId(c.req.param("id")));
+  const [entity] = await renderNotifications(c.var.rt, viewer, [row]);
+  if (!entity) throw notFound();
+  return c.json(entity);
+});
+
+notifications.post("/api/v1/notifications/:id/dismiss", WRITE, async (c) => {
+  await dismissNotification(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  return c.json({});
+});

@@ -1,0 +1,88 @@
+// Grouped notifications (Mastodon 4.3+) and the notification policy.
+import { z } from "zod";
+import { notFound } from "../../domain/errors.ts";
+import { renderAccounts } from "../../serializers/account.ts";
+import { renderGroupedNotifications } from "../../serializers/notification.ts";
+import {
+  dismissGroup,
+  getGroup,
+  groupAccountIds,
+  listGroups,
+  unreadGroupCount,
+} from "../../services/notification_groups.ts";
+import { getPolicy, POLICY_VALUES, updatePolicy } from "../../services/notification_policy.ts";
+import { requestsSummary } from "../../services/notification_requests.ts";
+import { currentUser, requireUser } from "../auth.ts";
+import { type Ctx, params, router } from "../hono.ts";
+import { countLimit, notificationQuery } from "../notification_query.ts";
+import { pageParams, setLinkHeader } from "../pagination.ts";
+import { NOTIFICATION_PAGE } from "../v1/notifications.ts";
+import { parse } from "../validate.ts";
+
+export const notificationsV2 = router();
+
+const READ = requireUser("read:notifications");
+const WRITE = requireUser("write:notifications");
+
+async function renderPolicy(c: Ctx) {
+  const viewer = currentUser(c).accountId;
+  const [policy, summary] = await Promise.all([getPolicy(c.var.rt.db, viewer), requestsSummary(c.var.rt, viewer)]);
+  return { ...policy, summary };
+}
+
+notificationsV2.get("/api/v2/notifications/policy", READ, async (c) => c.json(await renderPolicy(c)));
+
+const value = z.enum(POLICY_VALUES as ["accept", "filter", "drop"]).optional();
+const policySchema = z.object({
+  for_not_following: value,
+  for_not_followers: value,
+  for_new_accounts: value,
+  for_private_mentions: value,
+  for_limited_accounts: value,
+});
+
+notificationsV2.patch("/api/v2/notifications/policy", WRITE, async (c) => {
+  const p = parse(policySchema, await params(c));
+  const changes = Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined));
+  await updatePolicy(c.var.rt, currentUser(c).accountId, changes);
+  return c.json(await renderPolicy(c));
+});
+
+notificationsV2.get("/api/v2/notifications", READ, async (c) => {
+  const all = await params(c);
+  const viewer = currentUser(c).accountId;
+  const { expand_accounts } = parse(z.object({ expand_accounts: z.string().optional() }), all);
+  const page = await listGroups(c.var.rt, viewer, notificationQuery(all), pageParams(all, NOTIFICATION_PAGE));
+  setLinkHeader(c, c.var.rt.config.origin, page);
+  return c.json(
+    await renderGroupedNotifications(c.var.rt, viewer, page.groups, {
+      partialAvatars: expand_accounts === "partial_avatars",
+    }),
+  );
+});
+
+notificationsV2.get("/api/v2/notifications/unread_count", READ, async (c) => {
+  const all = await params(c);
+  const count = await unreadGroupCount(c.var.rt, currentUser(c).accountId, notificationQuery(all), countLimit(all));
+  return c.json({ count });
+});
+
+notificationsV2.get("/api/v2/notifications/:group_key", READ, async (c) => {
+  const viewer = currentUser(c).accountId;
+  const group = await getGroup(c.var.rt, viewer, c.req.param("group_key"));
+  if (!group) throw notFound();
+  return c.json(await renderGroupedNotifications(c.var.rt, viewer, [group]));
+});
+
+notificationsV2.get("/api/v2/notifications/:group_key/accounts", READ, async (c) => {
+  const viewer = currentUser(c).accountId;
+  const { limit } = pageParams(await params(c), NOTIFICATION_PAGE);
+  const ids = await groupAccountIds(c.var.rt, viewer, c.req.param("group_key"), limit);
+  if (ids.length === 0) throw notFound();
+  return c.json(await renderAccounts(c.var.rt, ids));
+});
+
+notificationsV2.post("/api/v2/notifications/:group_key/dismiss", WRITE, async (c) => {
+  await dismissGroup(c.var.rt, currentUser(c).accountId, c.req.param("group_key"));
+  return c.json({});
+});
