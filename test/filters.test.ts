@@ -244,3 +244,34 @@ test("filters need the filters scopes", async () => {
   );
   assert.equal((await server.get("/api/v1/filters")).status, 401);
 });
+
+test("through the home timeline: a whole-word 'cat' hides the cat, not 'concatenate'", async () => {
+  const reader = await server.user("cat_reader");
+  const author = await server.user("cat_author");
+  await server.post(`/api/v1/accounts/${author.accountId}/follow`, { token: reader.token });
+  const created = await server.post("/api/v2/filters", {
+    token: reader.token,
+    json: {
+      title: "cats",
+      context: ["home"],
+      filter_action: "hide",
+      keywords_attributes: [{ keyword: "cat", whole_word: true }],
+    },
+  });
+  const postIt = async (status: string) =>
+    (await server.post("/api/v1/statuses", { token: author.token, json: { status } })).body.id as string;
+  const cat = await postIt("Look at my cat!");
+  const concat = await postIt("Remember to concatenate the strings");
+  await server.settle();
+  const home = async () =>
+    (await server.get("/api/v1/timelines/home", { token: reader.token })).body.map((s: { id: string }) => s.id);
+  assert.deepEqual(await home(), [concat]);
+  assert.equal((await server.get(`/api/v1/statuses/${cat}`, { token: reader.token })).status, 200);
+
+  const keyword = created.body.keywords[0].id;
+  await server.put(`/api/v2/filters/keywords/${keyword}`, {
+    token: reader.token,
+    json: { keyword: "cat", whole_word: false },
+  });
+  assert.deepEqual(await home(), []);
+});
