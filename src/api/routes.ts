@@ -26,6 +26,7 @@ import { notificationRequests } from "./v1/notification_requests.ts";
 import { notifications } from "./v1/notifications.ts";
 import { polls } from "./v1/polls.ts";
 import { preferences } from "./v1/preferences.ts";
+import { reports } from "./v1/reports.ts";
 import { scheduledStatuses } from "./v1/scheduled_statuses.ts";
 import { statusActions } from "./v1/status_actions.ts";
 import { statuses } from "./v1/statuses.ts";
@@ -69,6 +70,7 @@ export const routers: Hono<AppEnv>[] = [
   timelines,
   polls,
   scheduledStatuses,
+  reports,
   // Requests first: /api/v1/notifications/requests is not a notification id.
   notificationRequests,
   notifications,

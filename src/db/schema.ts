@@ -318,6 +318,22 @@ export interface NotificationPermissionsTable {
   created_at: Date;
 }
 
+export type ReportCategory = "spam" | "legal" | "violation" | "other";
+
+export interface ReportsTable {
+  id: string;
+  /** The reporter. */
+  account_id: string;
+  target_account_id: string;
+  category: ReportCategory;
+  comment: string;
+  status_ids: Json<string[]>;
+  rule_ids: Json<string[]>;
+  forwarded: boolean;
+  action_taken_at: Date | null;
+  created_at: Date;
+}
+
 export interface KvTable {
   key: string;
   value: Json<unknown>;
@@ -536,6 +552,7 @@ export interface Database {
   notification_policies: NotificationPoliciesTable;
   notification_requests: NotificationRequestsTable;
   notification_permissions: NotificationPermissionsTable;
+  reports: ReportsTable;
   statuses: StatusesTable;
   status_stats: StatusStatsTable;
   domain_blocks: DomainBlocksTable;

@@ -6,6 +6,7 @@ import type { NotificationGroup } from "../services/notification_groups.ts";
 import type { NotificationRow } from "../services/notification_lists.ts";
 import type { NotificationRequestRow } from "../services/notification_requests.ts";
 import { type AccountEntity, renderAccounts } from "./account.ts";
+import { renderReports } from "./report.ts";
 import { renderStatuses, type StatusEntity } from "./status.ts";
 
 const byId = <T extends { id: string }>(items: T[]) => new Map(items.map((i) => [i.id, i]));
@@ -15,21 +16,29 @@ async function statusesFor(rt: Runtime, viewerId: string, ids: (string | null)[]
   return byId(await renderStatuses(rt, wanted, { viewerId, context: "notifications", dropHidden: true }));
 }
 
+const reportsFor = (rt: Runtime, ids: (string | null)[]) =>
+  renderReports(rt, [...new Set(ids.filter((id): id is string => id !== null))]);
+
 export async function renderNotifications(rt: Runtime, viewerId: string, rows: NotificationRow[]) {
-  const [accounts, statuses] = await Promise.all([
+  const [accounts, statuses, reports] = await Promise.all([
     renderAccounts(rt, [...new Set(rows.map((r) => r.from_account_id))]),
     statusesFor(
       rt,
       viewerId,
       rows.map((r) => r.status_id),
     ),
+    reportsFor(
+      rt,
+      rows.map((r) => r.report_id),
+    ),
   ]);
   const accountById = byId(accounts);
   return rows.flatMap((row) => {
     const account = accountById.get(row.from_account_id);
-    // A status that is gone, or hidden by a filter, takes its notification with it.
+    // A status or report that is gone, or a status hidden by a filter, takes its notification along.
     const status = row.status_id ? statuses.get(row.status_id) : null;
-    if (!account || status === undefined) return [];
+    const report = row.report_id ? reports.get(row.report_id) : null;
+    if (!account || status === undefined || report === undefined) return [];
     return [
       {
         id: row.id,
@@ -38,6 +47,7 @@ export async function renderNotifications(rt: Runtime, viewerId: string, rows: N
         group_key: row.group_key,
         account,
         ...(status ? { status } : {}),
+        ...(report ? { report } : {}),
       },
     ];
   });
@@ -73,12 +83,20 @@ export async function renderGroupedNotifications(
   groups: NotificationGroup[],
   o: { partialAvatars?: boolean } = {},
 ) {
-  const statuses = await statusesFor(
-    rt,
-    viewerId,
-    groups.map((g) => g.statusId),
+  const [statuses, reports] = await Promise.all([
+    statusesFor(
+      rt,
+      viewerId,
+      groups.map((g) => g.statusId),
+    ),
+    reportsFor(
+      rt,
+      groups.map((g) => g.reportId),
+    ),
+  ]);
+  const shown = groups.filter(
+    (g) => (g.statusId === null || statuses.has(g.statusId)) && (g.reportId === null || reports.has(g.reportId)),
   );
-  const shown = groups.filter((g) => g.statusId === null || statuses.has(g.statusId));
   const sampleIds = [...new Set(shown.flatMap((g) => g.sampleAccountIds))];
   const fullIds = o.partialAvatars ? [...new Set(shown.map((g) => g.sampleAccountIds[0]))] : sampleIds;
   const rendered = byId(await renderAccounts(rt, sampleIds));
@@ -105,6 +123,7 @@ export async function renderGroupedNotifications(
         : {}),
       sample_account_ids: g.sampleAccountIds.filter((id) => rendered.has(id)),
       ...(g.statusId ? { status_id: g.statusId } : {}),
+      ...(g.reportId ? { report: reports.get(g.reportId) } : {}),
     })),
   };
 }

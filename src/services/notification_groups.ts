@@ -7,7 +7,7 @@ import type { Page } from "../db/paginate.ts";
 import type { NotificationType } from "../db/schema.ts";
 import { idTime } from "../domain/ids.ts";
 import type { Runtime } from "../runtime.ts";
-import { browsable, lastReadId, type NotificationQuery, type NotificationRow } from "./notification_lists.ts";
+import { browsable, COLUMNS, lastReadId, type NotificationQuery, type NotificationRow } from "./notification_lists.ts";
 
 export const GROUPABLE: readonly NotificationType[] = ["favourite", "reblog", "follow"];
 /** How many of the accounts behind a group are named in it. */
@@ -25,11 +25,10 @@ export interface NotificationGroup {
   mostRecentId: string;
   sampleAccountIds: string[];
   statusId: string | null;
+  reportId: string | null;
   /** Where the group lies within the page, when paging. */
   page: { minId: string; maxId: string; latestAt: Date } | null;
 }
-
-const COLUMNS = ["n.id", "n.type", "n.group_key", "n.from_account_id", "n.status_id", "n.created_at"] as const;
 
 function groupedTypes(q: GroupQuery): NotificationType[] {
   if (!q.groupedTypes || q.groupedTypes.length === 0) return [...GROUPABLE];
@@ -159,6 +158,7 @@ async function toGroups(
       mostRecentId: d?.latest ?? row.id,
       sampleAccountIds: d?.samples ?? [row.from_account_id],
       statusId: row.status_id,
+      reportId: row.report_id,
       page: paging ? { ...span, latestAt: span.maxId === row.id ? row.created_at : idTime(span.maxId) } : null,
     };
   });

@@ -23,6 +23,7 @@ export interface NotificationRow {
   group_key: string;
   from_account_id: string;
   status_id: string | null;
+  report_id: string | null;
   created_at: Date;
 }
 
@@ -49,7 +50,15 @@ export function browsable(db: Db, recipientId: string, q: NotificationQuery) {
   return query;
 }
 
-const COLUMNS = ["n.id", "n.type", "n.group_key", "n.from_account_id", "n.status_id", "n.created_at"] as const;
+export const COLUMNS = [
+  "n.id",
+  "n.type",
+  "n.group_key",
+  "n.from_account_id",
+  "n.status_id",
+  "n.report_id",
+  "n.created_at",
+] as const;
 
 export function listNotifications(
   rt: Runtime,
