@@ -12,6 +12,7 @@ import { credentials } from "./v1/accounts_credentials.ts";
 import { accountsRelationships } from "./v1/accounts_relationships.ts";
 import { apps } from "./v1/apps.ts";
 import { blocks } from "./v1/blocks.ts";
+import { conversations } from "./v1/conversations.ts";
 import { domainBlocks } from "./v1/domain_blocks.ts";
 import { emails } from "./v1/emails.ts";
 import { endorsements } from "./v1/endorsements.ts";
@@ -71,6 +72,7 @@ export const routers: Hono<AppEnv>[] = [
   polls,
   scheduledStatuses,
   reports,
+  conversations,
   // Requests first: /api/v1/notifications/requests is not a notification id.
   notificationRequests,
   notifications,

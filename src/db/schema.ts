@@ -318,6 +318,16 @@ export interface NotificationPermissionsTable {
   created_at: Date;
 }
 
+export interface AccountConversationsTable {
+  id: string;
+  account_id: string;
+  conversation_id: string;
+  participants: string;
+  status_ids: Json<string[]>;
+  last_status_id: string;
+  unread: boolean;
+}
+
 export type ReportCategory = "spam" | "legal" | "violation" | "other";
 
 export interface ReportsTable {
@@ -553,6 +563,7 @@ export interface Database {
   notification_requests: NotificationRequestsTable;
   notification_permissions: NotificationPermissionsTable;
   reports: ReportsTable;
+  account_conversations: AccountConversationsTable;
   statuses: StatusesTable;
   status_stats: StatusStatsTable;
   domain_blocks: DomainBlocksTable;

@@ -7,6 +7,7 @@ import { type Page, type PageResult, paginate } from "../db/paginate.ts";
 import { notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import type { Runtime } from "../runtime.ts";
+import { addToConversation } from "./conversations.ts";
 
 export interface NotificationRequestRow {
   id: string;
@@ -99,6 +100,18 @@ export async function acceptRequests(rt: Runtime, accountId: string, ids: string
     const senders = await sendersOf(trx, accountId, ids);
     if (senders.length === 0) return 0;
     const now = new Date();
+    // Private mentions held back join the conversations, as if they had just arrived.
+    const directMentions = await trx
+      .selectFrom("notifications as n")
+      .innerJoin("statuses as s", "s.id", "n.status_id")
+      .select(["s.id", "s.account_id", "s.conversation_id"])
+      .where("n.account_id", "=", accountId)
+      .where("n.from_account_id", "in", senders)
+      .where("n.filtered", "=", true)
+      .where("n.type", "=", "mention")
+      .where("s.visibility", "=", "direct")
+      .orderBy("s.id")
+      .execute();
     await trx
       .insertInto("notification_permissions")
       .values(senders.map((from) => ({ account_id: accountId, from_account_id: from, created_at: now })))
@@ -111,6 +124,13 @@ export async function acceptRequests(rt: Runtime, accountId: string, ids: string
       .where("from_account_id", "in", senders)
       .where("filtered", "=", true)
       .execute();
+    for (const s of directMentions) {
+      await addToConversation(trx, accountId, {
+        id: s.id,
+        accountId: s.account_id,
+        conversationId: s.conversation_id ?? s.id,
+      });
+    }
     await removeRequests(trx, accountId, senders);
     return senders.length;
   });

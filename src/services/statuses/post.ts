@@ -63,6 +63,7 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
   const sensitive = input.spoilerText.trim() !== "" || (input.sensitive ?? settings.default_sensitive ?? false);
 
   const id = newId();
+  const conversationId = parent ? (parent.conversation_id ?? parent.id) : id;
   const now = new Date();
   const u = urls(rt.config);
   await rt.db.transaction().execute(async (trx) => {
@@ -83,7 +84,7 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
         in_reply_to_id: parent?.id ?? null,
         in_reply_to_account_id: parent?.account_id ?? null,
         reblog_of_id: null,
-        conversation_id: parent ? (parent.conversation_id ?? parent.id) : id,
+        conversation_id: conversationId,
         application_id: author.applicationId,
         created_at: now,
         updated_at: now,
@@ -127,7 +128,13 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
         )
         .execute();
     }
-    await statusPosted(rt, trx, { id, accountId: author.accountId, mentioned: rendered.mentions.map((m) => m.id) });
+    await statusPosted(rt, trx, {
+      id,
+      accountId: author.accountId,
+      mentioned: rendered.mentions.map((m) => m.id),
+      visibility,
+      conversationId,
+    });
   });
   return id;
 }

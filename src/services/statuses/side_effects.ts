@@ -1,7 +1,9 @@
 // What follows from posting, editing, deleting, favouriting and boosting: notification records,
 // written in the same transaction as the change, and jobs for the work that fans out.
 import type { Db } from "../../db/index.ts";
+import type { Visibility } from "../../db/schema.ts";
 import type { Runtime } from "../../runtime.ts";
+import { addToConversation, deliverToRecipients, removeFromConversations } from "../conversations.ts";
 import { type NotificationType, notify } from "../notifications.ts";
 
 declare module "../../jobs/queue.ts" {
@@ -37,10 +39,14 @@ async function notifyAbout(
 export async function statusPosted(
   rt: Runtime,
   db: Db,
-  s: { id: string; accountId: string; mentioned: string[] },
+  s: { id: string; accountId: string; mentioned: string[]; visibility: Visibility; conversationId: string },
 ): Promise<void> {
   for (const recipientId of s.mentioned) {
     await notifyAbout(rt, db, { recipientId, fromAccountId: s.accountId, type: "mention", statusId: s.id });
+  }
+  if (s.visibility === "direct") {
+    await addToConversation(db, s.accountId, s);
+    await deliverToRecipients(db, s, s.mentioned);
   }
   await rt.queue.enqueue("statuses.notify_subscribers", { statusId: s.id }, {}, db);
   await rt.queue.enqueue("feeds.fanout", { statusId: s.id }, {}, db);
@@ -63,6 +69,7 @@ export async function statusDeleted(rt: Runtime, db: Db, s: { id: string; boostI
     .deleteFrom("notifications")
     .where("status_id", "in", [s.id, ...s.boostIds])
     .execute();
+  await removeFromConversations(db, s.id);
   await rt.queue.enqueue("feeds.remove", { statusIds: [s.id, ...s.boostIds] }, {}, db);
 }
 

@@ -1,0 +1,27 @@
+import { renderConversations } from "../../serializers/conversation.ts";
+import { listConversations, markRead, removeConversation } from "../../services/conversations.ts";
+import { currentUser, requireUser } from "../auth.ts";
+import { params, router } from "../hono.ts";
+import { pageParams, setLinkHeader } from "../pagination.ts";
+import { pathId } from "../validate.ts";
+
+export const conversations = router();
+
+conversations.get("/api/v1/conversations", requireUser("read:statuses"), async (c) => {
+  const viewer = currentUser(c).accountId;
+  const result = await listConversations(c.var.rt, viewer, pageParams(await params(c)));
+  setLinkHeader(c, c.var.rt.config.origin, result);
+  return c.json(await renderConversations(c.var.rt, viewer, result.items));
+});
+
+conversations.post("/api/v1/conversations/:id/read", requireUser("write:conversations"), async (c) => {
+  const viewer = currentUser(c).accountId;
+  const row = await markRead(c.var.rt, viewer, pathId(c.req.param("id")));
+  const [entity] = await renderConversations(c.var.rt, viewer, [row]);
+  return c.json(entity);
+});
+
+conversations.delete("/api/v1/conversations/:id", requireUser("write:conversations"), async (c) => {
+  await removeConversation(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  return c.json({});
+});
