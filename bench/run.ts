@@ -21,7 +21,12 @@ const CONNECTIONS = 50;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 20);
 const POSTS = Number(process.env.BENCH_POSTS ?? 60);
 const POSTS_PER_SECOND = 3;
+const POST_WARMUP = 5;
 const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://root@127.0.0.1:5432/postgres";
+/** `sqlite` or `postgres` to measure only one database. */
+const ONLY = process.env.BENCH_ONLY;
+/** A directory: the server writes a CPU profile there (`--cpu-prof`). */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 
 const log = (line: string) => console.error(`  ${line}`);
 
@@ -106,6 +111,7 @@ async function benchDialect(dialect: "sqlite" | "postgres", databaseUrl: string,
   const server: ChildProcess = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
     env: { ...process.env, ...env },
     stdio: "inherit",
+    execArgv: PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [],
   });
   try {
     const base = `http://127.0.0.1:${port}`;
@@ -144,6 +150,16 @@ async function benchDialect(dialect: "sqlite" | "postgres", databaseUrl: string,
       }
     })();
     const headers = { authorization: `Bearer ${seeded.posterToken}`, "content-type": "application/json" };
+    // As with the GET load, the first requests warm the code paths up and are not counted.
+    for (let i = 0; i < POST_WARMUP; i++) {
+      const res = await fetch(`${base}/api/v1/statuses`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ status: `Warm-up post ${i} #birds`, language: "en" }),
+      });
+      await res.json();
+      await new Promise((r) => setTimeout(r, 1000 / POSTS_PER_SECOND));
+    }
     for (let i = 0; i < POSTS; i++) {
       const t0 = performance.now();
       const res = await fetch(`${base}/api/v1/statuses`, {
@@ -162,6 +178,13 @@ async function benchDialect(dialect: "sqlite" | "postgres", databaseUrl: string,
     const deadline = Date.now() + 30_000;
     await Promise.race([watcher, new Promise((r) => setTimeout(r, deadline - Date.now()))]);
     if (pending.size > 0) throw new Error(`${pending.size} posts did not reach every feed within 30 s`);
+    log(
+      `slowest posts: ${[...latencies]
+        .sort((a, b) => b - a)
+        .slice(0, 5)
+        .map((l) => l.toFixed(1))
+        .join(", ")} ms`,
+    );
     return {
       dialect,
       home,
@@ -207,13 +230,15 @@ const results: Result[] = [];
 log("baseline: node:http hello world…");
 const hello = await baseline();
 
-const sqliteDir = mkdtempSync(join(tmpdir(), "rookery-bench-"));
-try {
-  results.push(await benchDialect("sqlite", `sqlite:${join(sqliteDir, "bench.sqlite")}`, sqliteDir));
-} finally {
-  rmSync(sqliteDir, { recursive: true, force: true });
+if (ONLY !== "postgres") {
+  const sqliteDir = mkdtempSync(join(tmpdir(), "rookery-bench-"));
+  try {
+    results.push(await benchDialect("sqlite", `sqlite:${join(sqliteDir, "bench.sqlite")}`, sqliteDir));
+  } finally {
+    rmSync(sqliteDir, { recursive: true, force: true });
+  }
 }
-const pgDb = await postgresDatabase();
+const pgDb = ONLY === "sqlite" ? null : await postgresDatabase();
 if (pgDb) {
   const dir = mkdtempSync(join(tmpdir(), "rookery-bench-"));
   try {
@@ -222,7 +247,7 @@ if (pgDb) {
     await pgDb.drop();
     rmSync(dir, { recursive: true, force: true });
   }
-} else {
+} else if (ONLY !== "sqlite") {
   log(`PostgreSQL not reachable at ${PG_ADMIN}: skipped`);
 }
 

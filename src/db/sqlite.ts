@@ -4,6 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { Worker } from "node:worker_threads";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
 
 type Convert = (value: unknown) => unknown;
@@ -91,6 +92,7 @@ class Statement implements SqliteStatement {
 export class NodeSqliteDatabase implements SqliteDatabase {
   #db: DatabaseSync;
   #cache = new Map<string, Statement>();
+  #checkpoints: Worker | null = null;
   static readonly cacheSize = 500;
 
   constructor(path: string) {
@@ -103,6 +105,12 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       PRAGMA cache_size = -32000;
       PRAGMA temp_store = MEMORY;
     `);
+    if (path !== ":memory:") {
+      // Checkpoints happen in a worker thread (see sqlite_checkpoints.ts), not in commits here.
+      this.#db.exec("PRAGMA wal_autocheckpoint = 0");
+      this.#checkpoints = new Worker(new URL("./sqlite_checkpoints.ts", import.meta.url), { workerData: { path } });
+      this.#checkpoints.unref();
+    }
   }
 
   prepare(sql: string): SqliteStatement {
@@ -124,6 +132,12 @@ export class NodeSqliteDatabase implements SqliteDatabase {
 
   close(): void {
     this.#cache.clear();
-    if (this.#db.isOpen) this.#db.close();
+    this.#checkpoints?.postMessage("close");
+    this.#checkpoints = null;
+    if (this.#db.isOpen) {
+      // Leave the database whole in its file, and the log empty.
+      this.#db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      this.#db.close();
+    }
   }
 }

@@ -168,21 +168,39 @@ async function profiles(rt: Runtime, ids: readonly string[]): Promise<Map<string
   return out;
 }
 
-/** Renders accounts by id, in the order given, skipping ids that do not exist. */
-export async function renderAccounts(rt: Runtime, ids: readonly string[]): Promise<AccountEntity[]> {
+/** An account's counters, which change too often to be kept with its profile. */
+export interface AccountCounters {
+  followers_count: number;
+  following_count: number;
+  statuses_count: number;
+  last_status_at: Date | null;
+}
+
+/**
+ * Renders accounts by id, in the order given, skipping ids that do not exist. Counters come from
+ * `known` (read along with other things by the caller) or from one query for the rest.
+ */
+export async function renderAccounts(
+  rt: Runtime,
+  ids: readonly string[],
+  known?: ReadonlyMap<string, AccountCounters>,
+): Promise<AccountEntity[]> {
   const found = await profiles(rt, ids);
   const movedIds = [...found.values()].map((p) => p.movedTo).filter((id): id is string => id !== null);
   const moved = movedIds.length > 0 ? await profiles(rt, movedIds) : new Map<string, Profile>();
-  const all = [...found.keys(), ...moved.keys()];
+  const missing = [...found.keys(), ...moved.keys()].filter((id) => !known?.has(id));
   const stats =
-    all.length === 0
+    missing.length === 0
       ? []
       : await rt.db
           .selectFrom("account_stats")
           .select(["account_id", "followers_count", "following_count", "statuses_count", "last_status_at"])
-          .where("account_id", "in", all)
+          .where("account_id", "in", missing)
           .execute();
-  const statsById = new Map(stats.map((s) => [s.account_id, s]));
+  const statsById = new Map<string, AccountCounters>([
+    ...(known ?? []),
+    ...stats.map((s) => [s.account_id, s] as const),
+  ]);
   const withCounters = (p: Profile): AccountEntity => {
     const s = statsById.get(p.entity.id);
     const live = !p.entity.suspended;

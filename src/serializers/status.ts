@@ -9,7 +9,7 @@ import type { Runtime } from "../runtime.ts";
 import { activeFilters } from "../services/filters.ts";
 import { renderPolls } from "../services/polls.ts";
 import { loadStatusRows, type StatusRow } from "../services/visibility.ts";
-import { type AccountEntity, renderAccounts } from "./account.ts";
+import { type AccountCounters, type AccountEntity, renderAccounts } from "./account.ts";
 import { renderCaches } from "./cache.ts";
 import { renderFilterResult } from "./filter.ts";
 
@@ -112,35 +112,81 @@ async function statusParts(rt: Runtime, ids: readonly string[]): Promise<Map<str
   return out;
 }
 
-/** The viewer's favourites, boosts, bookmarks, pins and muted threads among the statuses, in one query. */
-async function viewerFlags(rt: Runtime, viewerId: string, ids: string[], conversations: string[]) {
+interface StatusCounters {
+  replies_count: number;
+  reblogs_count: number;
+  favourites_count: number;
+}
+
+/**
+ * What changes all the time, for a set of statuses, in one query (one round trip): their counters,
+ * their authors' counters, and the viewer's favourites, boosts, bookmarks, pins and muted threads.
+ * Every column is read as text so that the parts of the union agree on both databases.
+ */
+async function liveState(
+  rt: Runtime,
+  statusIds: string[],
+  accountIds: string[],
+  viewer: { id: string; conversations: string[] } | null,
+) {
   const db = rt.db;
-  const owned = (table: "favourites" | "bookmarks" | "status_pins", kind: string) =>
+  const text = (column: string) => sql<string | null>`cast(${sql.ref(column)} as text)`;
+  const none = sql<string | null>`null`;
+  const kind = (k: string) => sql<string>`${k}`.as("kind");
+  const flag = (
+    k: string,
+    table: "favourites" | "bookmarks" | "status_pins" | "conversation_mutes",
+    column: string,
+    ids: string[],
+  ) =>
     db
       .selectFrom(table)
-      .select([sql<string>`${kind}`.as("kind"), "status_id as id"])
-      .where("account_id", "=", viewerId)
-      .where("status_id", "in", ids);
-  let q = owned("favourites", "f")
-    .unionAll(owned("bookmarks", "b"))
-    .unionAll(owned("status_pins", "p"))
+      .select([kind(k), text(column).as("id"), none.as("a"), none.as("b"), none.as("c"), none.as("d")])
+      .where("account_id", "=", viewer!.id)
+      .where(column as "account_id", "in", ids);
+  let q = db
+    .selectFrom("status_stats")
+    .select([
+      kind("s"),
+      text("status_id").as("id"),
+      text("replies_count").as("a"),
+      text("reblogs_count").as("b"),
+      text("favourites_count").as("c"),
+      none.as("d"),
+    ])
+    .where("status_id", "in", statusIds)
     .unionAll(
       db
-        .selectFrom("statuses")
-        .select([sql<string>`${"r"}`.as("kind"), sql<string>`reblog_of_id`.as("id")])
-        .where("account_id", "=", viewerId)
-        .where("reblog_of_id", "in", ids)
-        .where("deleted_at", "is", null),
+        .selectFrom("account_stats")
+        .select([
+          kind("c"),
+          text("account_id").as("id"),
+          text("followers_count").as("a"),
+          text("following_count").as("b"),
+          text("statuses_count").as("c"),
+          text("last_status_at").as("d"),
+        ])
+        .where("account_id", "in", accountIds.length > 0 ? accountIds : ["0"]),
     );
-  if (conversations.length > 0) {
-    q = q.unionAll(
-      db
-        .selectFrom("conversation_mutes")
-        .select([sql<string>`${"m"}`.as("kind"), "conversation_id as id"])
-        .where("account_id", "=", viewerId)
-        .where("conversation_id", "in", conversations),
-    );
+  if (viewer) {
+    q = q
+      .unionAll(flag("f", "favourites", "status_id", statusIds))
+      .unionAll(flag("b", "bookmarks", "status_id", statusIds))
+      .unionAll(flag("p", "status_pins", "status_id", statusIds))
+      .unionAll(
+        db
+          .selectFrom("statuses")
+          .select([kind("r"), text("reblog_of_id").as("id"), none.as("a"), none.as("b"), none.as("c"), none.as("d")])
+          .where("account_id", "=", viewer.id)
+          .where("reblog_of_id", "in", statusIds)
+          .where("deleted_at", "is", null),
+      );
+    if (viewer.conversations.length > 0) {
+      q = q.unionAll(flag("m", "conversation_mutes", "conversation_id", viewer.conversations));
+    }
   }
+  const stats = new Map<string, StatusCounters>();
+  const accounts = new Map<string, AccountCounters>();
   const flags = {
     f: new Set<string>(),
     b: new Set<string>(),
@@ -148,8 +194,23 @@ async function viewerFlags(rt: Runtime, viewerId: string, ids: string[], convers
     r: new Set<string>(),
     m: new Set<string>(),
   };
-  for (const row of await q.execute()) flags[row.kind as keyof typeof flags].add(String(row.id));
-  return flags;
+  const n = (v: string | null) => Number(v ?? 0);
+  for (const row of await q.execute()) {
+    const id = String(row.id);
+    if (row.kind === "s") {
+      stats.set(id, { replies_count: n(row.a), reblogs_count: n(row.b), favourites_count: n(row.c) });
+    } else if (row.kind === "c") {
+      accounts.set(id, {
+        followers_count: n(row.a),
+        following_count: n(row.b),
+        statuses_count: n(row.c),
+        last_status_at: row.d === null ? null : new Date(row.d),
+      });
+    } else {
+      flags[row.kind as keyof typeof flags].add(id);
+    }
+  }
+  return { stats, accounts, flags: viewer ? flags : null };
 }
 
 /** Renders statuses by id, in the order given, leaving out those that do not exist. */
@@ -164,15 +225,15 @@ export async function renderStatuses(rt: Runtime, ids: readonly string[], o: Ren
     ...new Set([...all.values()].map((p) => p.row.conversation_id).filter((c): c is string => c !== null)),
   ];
   const pollIds = [...all.values()].map((p) => p.row.poll_id).filter((id): id is string => id !== null);
-  const [accounts, stats, flags, filters, polls] = await Promise.all([
-    renderAccounts(rt, [...new Set([...all.values()].map((p) => p.row.account_id))]),
-    rt.db.selectFrom("status_stats").selectAll().where("status_id", "in", allIds).execute(),
-    o.viewerId ? viewerFlags(rt, o.viewerId, allIds, conversations) : null,
+  const authorIds = [...new Set([...all.values()].map((p) => p.row.account_id))];
+  const [live, filters, polls] = await Promise.all([
+    liveState(rt, allIds, authorIds, o.viewerId ? { id: o.viewerId, conversations } : null),
     o.viewerId && o.context ? activeFilters(rt, o.viewerId) : [],
     renderPolls(rt, pollIds, o.viewerId),
   ]);
+  const { stats: statsById, flags } = live;
+  const accounts = await renderAccounts(rt, authorIds, live.accounts);
   const accountById = new Map<string, AccountEntity>(accounts.map((a) => [a.id, a]));
-  const statsById = new Map(stats.map((s) => [s.status_id, s]));
 
   const render = ({ row, mentions, tags, application }: StatusParts, reblog: StatusEntity | null): StatusEntity => {
     const s = statsById.get(row.id);

@@ -53,11 +53,13 @@ export async function invalidateAuth(rt: Runtime): Promise<void> {
 }
 
 export async function authenticate(rt: Runtime, token: string): Promise<Auth | null> {
-  const hash = sha256(token);
+  // The cache is keyed by the token itself, which this process holds anyway while serving it, so
+  // that a hit costs no hashing.
   const cache = cacheOf(rt);
   const now = Date.now();
-  const hit = cache.get(hash);
+  const hit = cache.get(token);
   if (hit && hit.expires > now) return hit.auth;
+  const hash = sha256(token);
 
   const row = await rt.db
     .selectFrom("oauth_access_tokens as t")
@@ -101,7 +103,7 @@ export async function authenticate(rt: Runtime, token: string): Promise<Auth | n
       }
     : null;
   if (cache.size >= MAX_ENTRIES) cache.clear();
-  cache.set(hash, { auth, expires: now + TTL_MS });
+  cache.set(token, { auth, expires: now + TTL_MS });
   if (auth?.user) void recordActivity(rt, auth);
   return auth;
 }
