@@ -1,10 +1,10 @@
 // The HTTP application: shared middleware, error rendering, and every router.
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
-import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { resolveAuth } from "./api/auth.ts";
 import { mediaFiles, publicFiles } from "./api/files.ts";
+import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
 import type { AppEnv } from "./api/hono.ts";
 import { routers } from "./api/routes.ts";
 import { ApiError } from "./domain/errors.ts";
@@ -16,7 +16,6 @@ const log = logger("http");
 /** Paths that answer like the API: JSON errors, no caching, open CORS. */
 const API_PREFIXES = ["/api/", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/.well-known/", "/nodeinfo/"];
 const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p));
-/** Pages with secrets or personal data in them are never cached either. */
 const isPrivatePage = (path: string) => path.startsWith("/oauth/") || path.startsWith("/auth/");
 
 export function createApp(rt: Runtime): Hono<AppEnv> {
@@ -27,8 +26,8 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     const requestId = c.req.header("x-request-id")?.slice(0, 64) || randomUUID();
     c.set("rt", rt);
     c.set("requestId", requestId);
-    await next();
     c.header("X-Request-Id", requestId);
+    await next();
     log.info("{method} {path} {status} {ms}ms", {
       method: c.req.method,
       path: c.req.path,
@@ -38,35 +37,10 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     });
   });
 
-  const apiCors = cors({
-    origin: "*",
-    allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-    allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key", "Accept"],
-    exposeHeaders: [
-      "Link",
-      "X-RateLimit-Limit",
-      "X-RateLimit-Remaining",
-      "X-RateLimit-Reset",
-      "X-Request-Id",
-      "Mastodon-Async-Refresh",
-    ],
-    maxAge: 86_400,
-  });
-  app.use(async (c, next) => {
-    if (isPrivatePage(c.req.path) && !isApiPath(c.req.path)) {
-      await next();
-      c.header("Cache-Control", "no-store");
-      // No other site may frame the consent page and trick a click on "Authorize".
-      c.header("X-Frame-Options", "DENY");
-      c.header("Content-Security-Policy", "frame-ancestors 'none'");
-      return;
-    }
-    if (!isApiPath(c.req.path)) return next();
-    // A preflight is answered by the CORS middleware itself.
-    return apiCors(c, async () => {
-      await next();
-      c.header("Cache-Control", "no-store");
-    });
+  app.use((c, next) => {
+    if (isApiPath(c.req.path)) return apiHeaders(c, next);
+    if (isPrivatePage(c.req.path)) return privatePageHeaders(c, next);
+    return next();
   });
 
   app.use("/api/*", resolveAuth);

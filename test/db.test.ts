@@ -59,6 +59,33 @@ test("rows look the same on both databases: string ids, booleans, Dates, parsed 
   assert.equal(String(max.m), accountId);
 });
 
+test("lists of values in `in` and `not in` answer alike on both databases, empty ones too", async () => {
+  const a = await server.user("listed_a");
+  const b = await server.user("listed_b");
+  const ids = async (op: "in" | "not in", values: string[]) =>
+    (
+      await server.rt.db
+        .selectFrom("accounts")
+        .select("username")
+        .where("username", "like", "listed_%")
+        .where("id", op, values)
+        .orderBy("username")
+        .execute()
+    ).map((r) => r.username);
+  assert.deepEqual(await ids("in", [a.accountId, b.accountId]), ["listed_a", "listed_b"]);
+  assert.deepEqual(await ids("in", [b.accountId]), ["listed_b"]);
+  assert.deepEqual(await ids("not in", [b.accountId]), ["listed_a"]);
+  assert.deepEqual(await ids("in", []), []);
+  assert.deepEqual(await ids("not in", []), ["listed_a", "listed_b"]);
+  // Text with the characters an array literal escapes.
+  const names = await server.rt.db
+    .selectFrom("accounts")
+    .select("username")
+    .where("username", "in", ['a"b', "c,d", "listed_a", "{x}"])
+    .execute();
+  assert.deepEqual(names, [{ username: "listed_a" }]);
+});
+
 test("a failing transaction leaves nothing behind", async () => {
   const id = newId();
   await assert.rejects(

@@ -30,19 +30,27 @@ export function pageParams(
   };
 }
 
+const CURSORS = new Set(["max_id", "min_id", "since_id"]);
+
 /** Sets `Link: <…?max_id=…>; rel="next", <…?min_id=…>; rel="prev"` from the request's own URL. */
 export function setLinkHeader(c: Context, origin: string, result: Pick<PageResult<unknown>, "next" | "prev">): void {
-  const links: string[] = [];
-  const build = (key: "max_id" | "min_id", value: string) => {
-    const url = new URL(c.req.url);
-    const out = new URL(url.pathname, origin);
-    for (const [k, v] of url.searchParams) {
-      if (k !== "max_id" && k !== "min_id" && k !== "since_id") out.searchParams.append(k, v);
-    }
-    out.searchParams.set(key, value);
-    return out.toString();
+  if (!result.next && !result.prev) return;
+  const url = c.req.url;
+  const q = url.indexOf("?");
+  // The path as the client sent it (still percent-encoded), after the scheme and host.
+  const path = url.slice(url.indexOf("/", url.indexOf("//") + 2), q >= 0 ? q : undefined);
+  const kept = new URLSearchParams();
+  if (q >= 0) {
+    for (const [k, v] of new URLSearchParams(url.slice(q + 1))) if (!CURSORS.has(k)) kept.append(k, v);
+  }
+  const base = `${origin}${path}?`;
+  const link = (key: "max_id" | "min_id", value: string, rel: string) => {
+    const query = new URLSearchParams(kept);
+    query.set(key, value);
+    return `<${base}${query}>; rel="${rel}"`;
   };
-  if (result.next) links.push(`<${build("max_id", result.next)}>; rel="next"`);
-  if (result.prev) links.push(`<${build("min_id", result.prev)}>; rel="prev"`);
-  if (links.length > 0) c.header("Link", links.join(", "));
+  const links: string[] = [];
+  if (result.next) links.push(link("max_id", result.next, "next"));
+  if (result.prev) links.push(link("min_id", result.prev, "prev"));
+  c.header("Link", links.join(", "));
 }

@@ -2,9 +2,10 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, SqliteDialect } from "kysely";
 import { FileMigrationProvider, Migrator } from "kysely/migration";
 import pg from "pg";
+import { PreparingClient, RookeryPostgresDialect } from "./postgres.ts";
 import type { Database } from "./schema.ts";
 import { NodeSqliteDatabase } from "./sqlite.ts";
 
@@ -39,8 +40,9 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       connectionString: url,
       max: options.poolSize ?? 10,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
+      Client: PreparingClient,
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new RookeryPostgresDialect({ pool }) });
     return { db, dialect: "postgres", close: () => db.destroy() };
   }
   const database = new NodeSqliteDatabase(sqlitePath(url));
