@@ -4,11 +4,13 @@
 //  2. POST /api/v1/statuses by an account with 10,000 local followers, 3 posts a second, measuring
 //     each post's latency and how long until the status is in all 10,000 home feeds.
 // The server runs as its own process (`rookery serve`), as in production; the load comes from this one.
-import { type ChildProcess, fork } from "node:child_process";
+// Where `taskset` exists, the server is held to the first core and this process to the second, so
+// that the load generator never takes the server's core (PostgreSQL may use either).
+import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
@@ -29,6 +31,17 @@ const ONLY = process.env.BENCH_ONLY;
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 
 const log = (line: string) => console.error(`  ${line}`);
+
+/** Holds a process (every thread of it) to one core; false where that is not possible. */
+function pin(pid: number, core: number): boolean {
+  if (availableParallelism() < 2) return false;
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", String(core), String(pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -74,6 +87,7 @@ async function baseline(): Promise<Load> {
   const port = await freePort();
   const child = fork(join(import.meta.dirname, "hello.ts"), { env: { ...process.env, PORT: String(port) } });
   await new Promise((resolve) => child.once("message", resolve));
+  pin(child.pid!, 0);
   try {
     return await load(`http://127.0.0.1:${port}/`);
   } finally {
@@ -116,6 +130,7 @@ async function benchDialect(dialect: "sqlite" | "postgres", databaseUrl: string,
   try {
     const base = `http://127.0.0.1:${port}`;
     await waitFor(`${base}/api/v2/instance`);
+    pin(server.pid!, 0);
     const auth = { authorization: `Bearer ${seeded.readerToken}` };
     const check = await (await fetch(`${base}/api/v1/timelines/home?limit=20`, { headers: auth })).json();
     if (!Array.isArray(check) || check.length !== 20)
@@ -226,6 +241,7 @@ async function postgresDatabase(): Promise<{ url: string; drop: () => Promise<vo
 }
 
 await configureLogging("silent");
+if (pin(process.pid, 1)) log("server on core 0, load generator on core 1");
 const results: Result[] = [];
 log("baseline: node:http hello world…");
 const hello = await baseline();

@@ -1,6 +1,5 @@
 // The Status entity, rendered in batches. What rarely changes (the row, mentions, tags, the app) is
-// kept in memory per status; counters and the viewer's flags come fresh, one query each.
-import { sql } from "kysely";
+// kept in memory per status; counters and the viewer's flags come fresh, in one query (live_state.ts).
 import type { FilterContext } from "../db/schema.ts";
 import { matchFilters } from "../domain/filters.ts";
 import { htmlToPlainText } from "../domain/text/index.ts";
@@ -9,9 +8,10 @@ import type { Runtime } from "../runtime.ts";
 import { activeFilters } from "../services/filters.ts";
 import { renderPolls } from "../services/polls.ts";
 import { loadStatusRows, type StatusRow } from "../services/visibility.ts";
-import { type AccountCounters, type AccountEntity, renderAccounts } from "./account.ts";
+import { type AccountEntity, renderAccounts } from "./account.ts";
 import { renderCaches } from "./cache.ts";
 import { renderFilterResult } from "./filter.ts";
+import { loadLiveState } from "./live_state.ts";
 
 export interface RenderOptions {
   viewerId: string | null;
@@ -112,107 +112,6 @@ async function statusParts(rt: Runtime, ids: readonly string[]): Promise<Map<str
   return out;
 }
 
-interface StatusCounters {
-  replies_count: number;
-  reblogs_count: number;
-  favourites_count: number;
-}
-
-/**
- * What changes all the time, for a set of statuses, in one query (one round trip): their counters,
- * their authors' counters, and the viewer's favourites, boosts, bookmarks, pins and muted threads.
- * Every column is read as text so that the parts of the union agree on both databases.
- */
-async function liveState(
-  rt: Runtime,
-  statusIds: string[],
-  accountIds: string[],
-  viewer: { id: string; conversations: string[] } | null,
-) {
-  const db = rt.db;
-  const text = (column: string) => sql<string | null>`cast(${sql.ref(column)} as text)`;
-  const none = sql<string | null>`null`;
-  const kind = (k: string) => sql<string>`${k}`.as("kind");
-  const flag = (
-    k: string,
-    table: "favourites" | "bookmarks" | "status_pins" | "conversation_mutes",
-    column: string,
-    ids: string[],
-  ) =>
-    db
-      .selectFrom(table)
-      .select([kind(k), text(column).as("id"), none.as("a"), none.as("b"), none.as("c"), none.as("d")])
-      .where("account_id", "=", viewer!.id)
-      .where(column as "account_id", "in", ids);
-  let q = db
-    .selectFrom("status_stats")
-    .select([
-      kind("s"),
-      text("status_id").as("id"),
-      text("replies_count").as("a"),
-      text("reblogs_count").as("b"),
-      text("favourites_count").as("c"),
-      none.as("d"),
-    ])
-    .where("status_id", "in", statusIds)
-    .unionAll(
-      db
-        .selectFrom("account_stats")
-        .select([
-          kind("c"),
-          text("account_id").as("id"),
-          text("followers_count").as("a"),
-          text("following_count").as("b"),
-          text("statuses_count").as("c"),
-          text("last_status_at").as("d"),
-        ])
-        .where("account_id", "in", accountIds.length > 0 ? accountIds : ["0"]),
-    );
-  if (viewer) {
-    q = q
-      .unionAll(flag("f", "favourites", "status_id", statusIds))
-      .unionAll(flag("b", "bookmarks", "status_id", statusIds))
-      .unionAll(flag("p", "status_pins", "status_id", statusIds))
-      .unionAll(
-        db
-          .selectFrom("statuses")
-          .select([kind("r"), text("reblog_of_id").as("id"), none.as("a"), none.as("b"), none.as("c"), none.as("d")])
-          .where("account_id", "=", viewer.id)
-          .where("reblog_of_id", "in", statusIds)
-          .where("deleted_at", "is", null),
-      );
-    if (viewer.conversations.length > 0) {
-      q = q.unionAll(flag("m", "conversation_mutes", "conversation_id", viewer.conversations));
-    }
-  }
-  const stats = new Map<string, StatusCounters>();
-  const accounts = new Map<string, AccountCounters>();
-  const flags = {
-    f: new Set<string>(),
-    b: new Set<string>(),
-    p: new Set<string>(),
-    r: new Set<string>(),
-    m: new Set<string>(),
-  };
-  const n = (v: string | null) => Number(v ?? 0);
-  for (const row of await q.execute()) {
-    const id = String(row.id);
-    if (row.kind === "s") {
-      stats.set(id, { replies_count: n(row.a), reblogs_count: n(row.b), favourites_count: n(row.c) });
-    } else if (row.kind === "c") {
-      accounts.set(id, {
-        followers_count: n(row.a),
-        following_count: n(row.b),
-        statuses_count: n(row.c),
-        last_status_at: row.d === null ? null : new Date(row.d),
-      });
-    } else {
-      flags[row.kind as keyof typeof flags].add(id);
-    }
-  }
-  return { stats, accounts, flags: viewer ? flags : null };
-}
-
 /** Renders statuses by id, in the order given, leaving out those that do not exist. */
 export async function renderStatuses(rt: Runtime, ids: readonly string[], o: RenderOptions): Promise<StatusEntity[]> {
   const parts = await statusParts(rt, ids);
@@ -227,7 +126,7 @@ export async function renderStatuses(rt: Runtime, ids: readonly string[], o: Ren
   const pollIds = [...all.values()].map((p) => p.row.poll_id).filter((id): id is string => id !== null);
   const authorIds = [...new Set([...all.values()].map((p) => p.row.account_id))];
   const [live, filters, polls] = await Promise.all([
-    liveState(rt, allIds, authorIds, o.viewerId ? { id: o.viewerId, conversations } : null),
+    loadLiveState(rt, allIds, authorIds, o.viewerId ? { id: o.viewerId, conversations } : null),
     o.viewerId && o.context ? activeFilters(rt, o.viewerId) : [],
     renderPolls(rt, pollIds, o.viewerId),
   ]);
@@ -267,11 +166,11 @@ export async function renderStatuses(rt: Runtime, ids: readonly string[], o: Ren
       quote: null,
     };
     if (flags) {
-      entity.favourited = flags.f.has(row.id);
-      entity.reblogged = flags.r.has(row.id);
-      entity.muted = row.conversation_id !== null && flags.m.has(row.conversation_id);
-      entity.bookmarked = flags.b.has(row.id);
-      if (own) entity.pinned = flags.p.has(row.id);
+      entity.favourited = flags.favourited.has(row.id);
+      entity.reblogged = flags.reblogged.has(row.id);
+      entity.muted = row.conversation_id !== null && flags.muted.has(row.conversation_id);
+      entity.bookmarked = flags.bookmarked.has(row.id);
+      if (own) entity.pinned = flags.pinned.has(row.id);
       const subject = row.reblog_of_id ? (all.get(row.reblog_of_id)?.row ?? row) : row;
       entity.filtered =
         o.context && filters.length > 0

@@ -1,0 +1,149 @@
+// What changes all the time about the statuses of a page, in one query (one round trip): their
+// counters, their authors' counters, and the viewer's favourites, boosts, bookmarks, pins and muted
+// threads. Every timeline page runs it, so its SQL is written out here and kept per shape rather
+// than built with Kysely on every call: building that union cost a tenth of a timeline request.
+import { CompiledQuery } from "kysely";
+import type { Dialect } from "../db/index.ts";
+import type { Runtime } from "../runtime.ts";
+import type { AccountCounters } from "./account.ts";
+
+export interface StatusCounters {
+  replies_count: number;
+  reblogs_count: number;
+  favourites_count: number;
+}
+
+export interface ViewerFlags {
+  favourited: Set<string>;
+  bookmarked: Set<string>;
+  pinned: Set<string>;
+  reblogged: Set<string>;
+  /** Conversation ids. */
+  muted: Set<string>;
+}
+
+export interface LiveState {
+  stats: Map<string, StatusCounters>;
+  accounts: Map<string, AccountCounters>;
+  flags: ViewerFlags | null;
+}
+
+type List = "statuses" | "accounts" | "conversations";
+
+interface Shape {
+  sql: string;
+  /** Where the parameters come from, in order: the viewer's id, or a list of ids. */
+  params: (List | "viewer")[];
+}
+
+/** One SQL text per dialect and list lengths (per dialect only on PostgreSQL, where lists are arrays). */
+function shape(dialect: Dialect, lengths: Record<List, number>, withViewer: boolean): Shape {
+  const params: Shape["params"] = [];
+  const param = (from: List | "viewer") => {
+    params.push(from);
+    return dialect === "postgres" ? `$${params.length}` : "?";
+  };
+  const isIn = (column: string, list: List) => {
+    if (dialect === "postgres") return `${column} = any(${param(list)})`;
+    // One entry in `params` stands for the whole list, bound as one `?` per value.
+    params.push(list);
+    return `${column} in (${Array.from({ length: lengths[list] }, () => "?").join(", ")})`;
+  };
+  const flag = (kind: string, table: string, column: string, list: List, extra = "") =>
+    `select '${kind}', cast(${column} as text), null, null, null, null from ${table}` +
+    ` where account_id = ${param("viewer")} and ${isIn(column, list)}${extra}`;
+  const parts = [
+    "select 's' as kind, cast(status_id as text) as id, cast(replies_count as text) as a," +
+      " cast(reblogs_count as text) as b, cast(favourites_count as text) as c, null as d" +
+      ` from status_stats where ${isIn("status_id", "statuses")}`,
+  ];
+  if (lengths.accounts > 0) {
+    parts.push(
+      "select 'c', cast(account_id as text), cast(followers_count as text), cast(following_count as text)," +
+        ` cast(statuses_count as text), cast(last_status_at as text) from account_stats where ${isIn("account_id", "accounts")}`,
+    );
+  }
+  if (withViewer) {
+    parts.push(
+      flag("f", "favourites", "status_id", "statuses"),
+      flag("b", "bookmarks", "status_id", "statuses"),
+      flag("p", "status_pins", "status_id", "statuses"),
+      flag("r", "statuses", "reblog_of_id", "statuses", " and deleted_at is null"),
+    );
+    if (lengths.conversations > 0) parts.push(flag("m", "conversation_mutes", "conversation_id", "conversations"));
+  }
+  return { sql: parts.join(" union all "), params };
+}
+
+const shapes = new Map<string, Shape>();
+const MAX_SHAPES = 2000;
+
+function shapeFor(dialect: Dialect, lengths: Record<List, number>, withViewer: boolean): Shape {
+  const key =
+    dialect === "postgres"
+      ? `pg:${lengths.accounts > 0}:${lengths.conversations > 0}:${withViewer}`
+      : `${lengths.statuses}:${lengths.accounts}:${lengths.conversations}:${withViewer}`;
+  let found = shapes.get(key);
+  if (!found) {
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    found = shape(dialect, lengths, withViewer);
+    shapes.set(key, found);
+  }
+  return found;
+}
+
+interface Row {
+  kind: string;
+  id: string;
+  a: string | null;
+  b: string | null;
+  c: string | null;
+  d: string | null;
+}
+
+export async function loadLiveState(
+  rt: Runtime,
+  statusIds: string[],
+  accountIds: string[],
+  viewer: { id: string; conversations: string[] } | null,
+): Promise<LiveState> {
+  const lists: Record<List, string[]> = {
+    statuses: statusIds,
+    accounts: accountIds,
+    conversations: viewer?.conversations ?? [],
+  };
+  const lengths = {
+    statuses: statusIds.length,
+    accounts: accountIds.length,
+    conversations: lists.conversations.length,
+  };
+  const { sql, params } = shapeFor(rt.dialect, lengths, viewer !== null);
+  const values = params.flatMap((from): unknown[] =>
+    from === "viewer" ? [viewer!.id] : rt.dialect === "postgres" ? [lists[from]] : lists[from],
+  );
+  const { rows } = await rt.db.executeQuery<Row>(CompiledQuery.raw(sql, values));
+
+  const stats = new Map<string, StatusCounters>();
+  const accounts = new Map<string, AccountCounters>();
+  const byKind: Record<string, Set<string>> = { f: new Set(), b: new Set(), p: new Set(), r: new Set(), m: new Set() };
+  const n = (v: string | null) => Number(v ?? 0);
+  for (const row of rows) {
+    const id = String(row.id);
+    if (row.kind === "s") {
+      stats.set(id, { replies_count: n(row.a), reblogs_count: n(row.b), favourites_count: n(row.c) });
+    } else if (row.kind === "c") {
+      accounts.set(id, {
+        followers_count: n(row.a),
+        following_count: n(row.b),
+        statuses_count: n(row.c),
+        last_status_at: row.d === null ? null : new Date(row.d),
+      });
+    } else {
+      byKind[row.kind]?.add(id);
+    }
+  }
+  const flags = viewer
+    ? { favourited: byKind.f, bookmarked: byKind.b, pinned: byKind.p, reblogged: byKind.r, muted: byKind.m }
+    : null;
+  return { stats, accounts, flags };
+}
