@@ -110,6 +110,10 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       this.#db.exec("PRAGMA wal_autocheckpoint = 0");
       this.#checkpoints = new Worker(new URL("./sqlite_checkpoints.ts", import.meta.url), { workerData: { path } });
       this.#checkpoints.unref();
+      // Should the worker fail, SQLite goes back to checkpointing in commits.
+      this.#checkpoints.on("error", () => {
+        if (this.#db.isOpen) this.#db.exec("PRAGMA wal_autocheckpoint = 1000");
+      });
     }
   }
 

@@ -9,17 +9,18 @@ import { parentPort, workerData } from "node:worker_threads";
 
 const INTERVAL_MS = 500;
 
-const db = new DatabaseSync(workerData.path as string, { timeout: 5000 });
+let db: DatabaseSync | null = null;
 const timer = setInterval(() => {
   try {
+    db ??= new DatabaseSync(workerData.path as string, { timeout: 5000 });
     db.exec("PRAGMA wal_checkpoint(PASSIVE)");
   } catch {
-    // Busy or closing: the next round tries again.
+    // Busy, closing, or already gone: the next round tries again.
   }
 }, INTERVAL_MS);
 
 parentPort?.on("message", () => {
   clearInterval(timer);
-  db.close();
+  db?.close();
   parentPort?.close();
 });
