@@ -28,7 +28,8 @@ export interface LiveState {
   flags: ViewerFlags | null;
 }
 
-type List = "statuses" | "accounts" | "conversations";
+/** The ids a query looks up: statuses, their authors, their threads, and those of them the viewer wrote. */
+type List = "statuses" | "accounts" | "conversations" | "own";
 
 interface Shape {
   sql: string;
@@ -67,9 +68,10 @@ function shape(dialect: Dialect, lengths: Record<List, number>, withViewer: bool
     parts.push(
       flag("f", "favourites", "status_id", "statuses"),
       flag("b", "bookmarks", "status_id", "statuses"),
-      flag("p", "status_pins", "status_id", "statuses"),
       flag("r", "statuses", "reblog_of_id", "statuses", " and deleted_at is null"),
     );
+    // Only the viewer's own statuses can be pinned by them.
+    if (lengths.own > 0) parts.push(flag("p", "status_pins", "status_id", "own"));
     if (lengths.conversations > 0) parts.push(flag("m", "conversation_mutes", "conversation_id", "conversations"));
   }
   return { sql: parts.join(" union all "), params };
@@ -81,8 +83,8 @@ const MAX_SHAPES = 2000;
 function shapeFor(dialect: Dialect, lengths: Record<List, number>, withViewer: boolean): Shape {
   const key =
     dialect === "postgres"
-      ? `pg:${lengths.accounts > 0}:${lengths.conversations > 0}:${withViewer}`
-      : `${lengths.statuses}:${lengths.accounts}:${lengths.conversations}:${withViewer}`;
+      ? `pg:${lengths.accounts > 0}:${lengths.conversations > 0}:${lengths.own > 0}:${withViewer}`
+      : `${lengths.statuses}:${lengths.accounts}:${lengths.conversations}:${lengths.own}:${withViewer}`;
   let found = shapes.get(key);
   if (!found) {
     if (shapes.size >= MAX_SHAPES) shapes.clear();
@@ -105,17 +107,19 @@ export async function loadLiveState(
   rt: Runtime,
   statusIds: string[],
   accountIds: string[],
-  viewer: { id: string; conversations: string[] } | null,
+  viewer: { id: string; conversations: string[]; own: string[] } | null,
 ): Promise<LiveState> {
   const lists: Record<List, string[]> = {
     statuses: statusIds,
     accounts: accountIds,
     conversations: viewer?.conversations ?? [],
+    own: viewer?.own ?? [],
   };
   const lengths = {
     statuses: statusIds.length,
     accounts: accountIds.length,
     conversations: lists.conversations.length,
+    own: lists.own.length,
   };
   const { sql, params } = shapeFor(rt.dialect, lengths, viewer !== null);
   const values = params.flatMap((from): unknown[] =>

@@ -126,7 +126,14 @@ export async function renderStatuses(rt: Runtime, ids: readonly string[], o: Ren
   const pollIds = [...all.values()].map((p) => p.row.poll_id).filter((id): id is string => id !== null);
   const authorIds = [...new Set([...all.values()].map((p) => p.row.account_id))];
   const [live, filters, polls] = await Promise.all([
-    loadLiveState(rt, allIds, authorIds, o.viewerId ? { id: o.viewerId, conversations } : null),
+    loadLiveState(
+      rt,
+      allIds,
+      authorIds,
+      o.viewerId
+        ? { id: o.viewerId, conversations, own: allIds.filter((id) => all.get(id)!.row.account_id === o.viewerId) }
+        : null,
+    ),
     o.viewerId && o.context ? activeFilters(rt, o.viewerId) : [],
     renderPolls(rt, pollIds, o.viewerId),
   ]);
