@@ -10,6 +10,7 @@ import { accountStatusesApi } from "./v1/account_statuses.ts";
 import { accounts } from "./v1/accounts.ts";
 import { credentials } from "./v1/accounts_credentials.ts";
 import { accountsRelationships } from "./v1/accounts_relationships.ts";
+import { adminReports } from "./v1/admin_reports.ts";
 import { apps } from "./v1/apps.ts";
 import { blocks } from "./v1/blocks.ts";
 import { conversations } from "./v1/conversations.ts";
@@ -72,6 +73,7 @@ export const routers: Hono<AppEnv>[] = [
   polls,
   scheduledStatuses,
   reports,
+  adminReports,
   conversations,
   // Requests first: /api/v1/notifications/requests is not a notification id.
   notificationRequests,

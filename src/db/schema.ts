@@ -341,7 +341,13 @@ export interface ReportsTable {
   rule_ids: Json<string[]>;
   forwarded: boolean;
   action_taken_at: Date | null;
+  /** The moderator who took the report on. */
+  assigned_account_id: Default<string | null>;
+  /** The moderator who resolved it. */
+  action_taken_by_account_id: Default<string | null>;
   created_at: Date;
+  /** Null only for reports made before moderation existed; read as created_at. */
+  updated_at: Date | null;
 }
 
 export interface KvTable {

@@ -72,3 +72,9 @@ export function highlightedRoles(role: Role | null): { id: string; name: string;
 export function isStaff(role: Role): boolean {
   return role !== "user";
 }
+
+/** Whether a role holds a permission (the administrator flag holds them all). */
+export function can(role: Role, permission: keyof typeof P): boolean {
+  const granted = ROLES[role].permissions;
+  return (granted & (P[permission] | P.administrator)) !== 0;
+}

@@ -21,6 +21,8 @@ export interface RenderOptions {
   dropHidden?: boolean;
   /** Add the source `text` (the answer to a delete, for redrafting). */
   withSource?: boolean;
+  /** Show deleted statuses too (to moderators, in the reports that cite them). */
+  includeDeleted?: boolean;
 }
 
 export type StatusEntity = Record<string, unknown> & { id: string; reblog: StatusEntity | null };
@@ -194,8 +196,8 @@ export async function renderStatuses(rt: Runtime, ids: readonly string[], o: Ren
   const out: StatusEntity[] = [];
   for (const id of ids) {
     const p = parts.get(id);
-    // A deleted status shows only in the answer to its deletion.
-    if (!p || (p.row.deleted_at && !o.withSource)) continue;
+    // A deleted status shows only in the answer to its deletion, and to moderators.
+    if (!p || (p.row.deleted_at && !o.withSource && !o.includeDeleted)) continue;
     const original = p.row.reblog_of_id ? all.get(p.row.reblog_of_id) : undefined;
     if (p.row.reblog_of_id && (!original || original.row.deleted_at)) continue;
     const entity = render(p, original ? render(original, null) : null);

@@ -49,6 +49,7 @@ export async function createReport(rt: Runtime, reporterId: string, input: NewRe
     : [];
 
   const id = newId();
+  const now = new Date();
   await rt.db
     .insertInto("reports")
     .values({
@@ -61,7 +62,8 @@ export async function createReport(rt: Runtime, reporterId: string, input: NewRe
       rule_ids: JSON.stringify(rules.map((r) => r.id)),
       forwarded: false,
       action_taken_at: null,
-      created_at: new Date(),
+      created_at: now,
+      updated_at: now,
     })
     .execute();
   await notifyStaff(rt, { fromAccountId: reporterId, type: "admin.report", reportId: id });
