@@ -4,8 +4,8 @@
 //  2. POST /api/v1/statuses by an account with 10,000 local followers, 3 posts a second, measuring
 //     each post's latency and how long until the status is in all 10,000 home feeds.
 // The server runs as its own process (`rookery serve`), as in production; the load comes from this one.
-// Where `taskset` exists, the server is held to the first core and this process to the second, so
-// that the load generator never takes the server's core (PostgreSQL may use either).
+// Where `taskset` exists, this process (the load generator) is held to the last core; the server
+// (with its web threads) and PostgreSQL may use every core.
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -32,11 +32,13 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 
 const log = (line: string) => console.error(`  ${line}`);
 
-/** Holds a process (every thread of it) to one core; false where that is not possible. */
-function pin(pid: number, core: number): boolean {
-  if (availableParallelism() < 2) return false;
+const lastCore = availableParallelism() - 1;
+
+/** Holds a process (every thread of it) to `cores` (`1`, `0-3`); false where that is not possible. */
+function pin(pid: number, cores: string): boolean {
+  if (lastCore < 1) return false;
   try {
-    execFileSync("taskset", ["-a", "-p", "-c", String(core), String(pid)], { stdio: "ignore" });
+    execFileSync("taskset", ["-a", "-p", "-c", cores, String(pid)], { stdio: "ignore" });
     return true;
   } catch {
     return false;
@@ -87,7 +89,8 @@ async function baseline(): Promise<Load> {
   const port = await freePort();
   const child = fork(join(import.meta.dirname, "hello.ts"), { env: { ...process.env, PORT: String(port) } });
   await new Promise((resolve) => child.once("message", resolve));
-  pin(child.pid!, 0);
+  // Children inherit this process's core; they may use them all.
+  pin(child.pid!, `0-${lastCore}`);
   try {
     return await load(`http://127.0.0.1:${port}/`);
   } finally {
@@ -130,7 +133,7 @@ async function benchDialect(dialect: "sqlite" | "postgres", databaseUrl: string,
   try {
     const base = `http://127.0.0.1:${port}`;
     await waitFor(`${base}/api/v2/instance`);
-    pin(server.pid!, 0);
+    pin(server.pid!, `0-${lastCore}`);
     const auth = { authorization: `Bearer ${seeded.readerToken}` };
     const check = await (await fetch(`${base}/api/v1/timelines/home?limit=20`, { headers: auth })).json();
     if (!Array.isArray(check) || check.length !== 20)
@@ -241,7 +244,7 @@ async function postgresDatabase(): Promise<{ url: string; drop: () => Promise<vo
 }
 
 await configureLogging("silent");
-if (pin(process.pid, 1)) log("server on core 0, load generator on core 1");
+if (pin(process.pid, String(lastCore))) log(`load generator on core ${lastCore}`);
 const results: Result[] = [];
 log("baseline: node:http hello world…");
 const hello = await baseline();

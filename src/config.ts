@@ -2,6 +2,7 @@
 // start with one line naming the variable.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 
@@ -14,6 +15,8 @@ export interface Config {
   origin: string;
   bind: string;
   port: number;
+  /** Threads answering HTTP in the one process (each a full copy of the app, sharing the port). */
+  webThreads: number;
   dataDir: string;
   databaseUrl: string;
   redisUrl: string | null;
@@ -97,6 +100,7 @@ const schema = {
   LOCAL_HTTPS: bool.optional(),
   BIND: z.string().min(1).default("127.0.0.1"),
   PORT: int(0, 65535).default(3000),
+  WEB_THREADS: int(1, 64).default(Math.min(availableParallelism(), 4)),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z
     .string()
@@ -178,6 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     origin: `${https ? "https" : "http"}://${webDomain}`,
     bind: v.BIND as string,
     port,
+    webThreads: v.WEB_THREADS as number,
     dataDir,
     databaseUrl: (v.DATABASE_URL as string | undefined) ?? `sqlite:${resolve(dataDir, "rookery.sqlite")}`,
     redisUrl: (v.REDIS_URL as string | undefined) ?? null,

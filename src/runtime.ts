@@ -29,8 +29,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     await connection.close();
     throw error;
   }
-  const bus = withSecret.redisUrl ? redisBus(withSecret.redisUrl, `rookery:${withSecret.localDomain}`) : memoryBus();
-  const queue = new Queue(connection.db, connection.dialect, withSecret.databaseUrl);
+  const namespace = `rookery:${withSecret.localDomain}`;
+  const bus = withSecret.redisUrl ? redisBus(withSecret.redisUrl, namespace) : memoryBus(namespace);
+  const queue = new Queue(connection.db, connection.dialect, withSecret.databaseUrl, bus);
   return {
     config: withSecret,
     db: connection.db,

@@ -1,11 +1,10 @@
 // Running the server: the HTTP listener and/or the job worker, with a graceful shutdown.
-import type { AddressInfo } from "node:net";
-import { createAdaptorServer } from "@hono/node-server";
-import { createApp } from "./app.ts";
 import { type Config, loadConfig, loadDotEnv } from "./config.ts";
+import { closeHttp, listenHttp } from "./http_server.ts";
 import { startWorker } from "./jobs/worker.ts";
 import { configureLogging, logger } from "./log.ts";
-import { createRuntime, type Runtime } from "./runtime.ts";
+import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.ts";
+import { startWebThreads, type WebThreads } from "./web_threads.ts";
 
 export interface Roles {
   web: boolean;
@@ -20,34 +19,23 @@ export interface Running {
 
 const log = logger("server");
 
-/** Starts the roles asked for on a runtime made from `config`. */
-export async function start(config: Config, roles: Roles): Promise<Running> {
-  const rt = await createRuntime(config);
-  let server: ReturnType<typeof createAdaptorServer> | null = null;
-  let port = 0;
+/** Starts the roles asked for on a runtime made from `config` (and `options`, in every thread). */
+export async function start(config: Config, roles: Roles, options: RuntimeOptions = {}): Promise<Running> {
+  const rt = await createRuntime(config, options);
+  let http: Awaited<ReturnType<typeof listenHttp>> | null = null;
+  let threads: WebThreads | null = null;
   if (roles.web) {
-    const app = createApp(rt);
-    server = createAdaptorServer({ fetch: app.fetch });
-    await new Promise<void>((resolve, reject) => {
-      server!.once("error", reject);
-      server!.listen(config.port, config.bind, () => resolve());
-    });
-    port = (server.address() as AddressInfo).port;
+    const shared = rt.config.webThreads > 1;
+    http = await listenHttp(rt, rt.config.port, shared);
+    if (shared) threads = await startWebThreads(rt.config, options, http.port, rt.config.webThreads - 1);
   }
   if (roles.worker) await startWorker(rt);
 
   return {
     rt,
-    port,
+    port: http?.port ?? 0,
     async stop() {
-      if (server) {
-        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
-        // Idle keep-alive connections would hold the close; requests under way get 10 s to finish.
-        (server as import("node:http").Server).closeIdleConnections();
-        const force = setTimeout(() => (server as import("node:http").Server).closeAllConnections(), 10_000);
-        await closed;
-        clearTimeout(force);
-      }
+      await Promise.all([http && closeHttp(http.server), threads?.stop()]);
       await rt.close();
     },
   };
@@ -59,7 +47,11 @@ export async function runServer(roles: Roles): Promise<void> {
   const config = loadConfig();
   await configureLogging(config.logLevel);
   const running = await start(config, roles);
-  const what = [roles.web && `web on http://${config.bind}:${running.port}`, roles.worker && "worker"]
+  const threads = running.rt.config.webThreads;
+  const what = [
+    roles.web && `web on http://${config.bind}:${running.port} (${threads} thread${threads === 1 ? "" : "s"})`,
+    roles.worker && "worker",
+  ]
     .filter(Boolean)
     .join(" and ");
   log.info("Rookery started: {what}, {origin}, database {dialect}", {

@@ -213,7 +213,8 @@ async function createRuntimeRetrying(
   }
 }
 
-async function adminQuery(text: string): Promise<void> {
+/** Runs one statement on the PostgreSQL server of TEST_DATABASE_URL (creating and dropping schemas). */
+export async function adminQuery(text: string): Promise<void> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
   await client.connect();
   try {

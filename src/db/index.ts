@@ -23,6 +23,8 @@ export interface OpenOptions {
   schema?: string;
   /** PostgreSQL only: the pool size. */
   poolSize?: number;
+  /** SQLite only: whether this connection looks after WAL checkpoints (the default). */
+  sqliteCheckpoints?: boolean;
 }
 
 export function dialectOf(url: string): Dialect {
@@ -45,7 +47,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     const db = new Kysely<Database>({ dialect: new RookeryPostgresDialect({ pool }) });
     return { db, dialect: "postgres", close: () => db.destroy() };
   }
-  const database = new NodeSqliteDatabase(sqlitePath(url));
+  const database = new NodeSqliteDatabase(sqlitePath(url), { checkpoints: options.sqliteCheckpoints });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   return { db, dialect: "sqlite", close: () => db.destroy() };
 }

@@ -95,7 +95,11 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   #checkpoints: Worker | null = null;
   static readonly cacheSize = 500;
 
-  constructor(path: string) {
+  /**
+   * `checkpoints`: this connection looks after checkpoints (one per database file does; the other
+   * threads of a process leave them to it).
+   */
+  constructor(path: string, { checkpoints = true }: { checkpoints?: boolean } = {}) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.#db = new DatabaseSync(path, { readBigInts: true, timeout: 5000 });
     this.#db.exec(`
@@ -108,6 +112,8 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     if (path !== ":memory:") {
       // Checkpoints happen in a worker thread (see sqlite_checkpoints.ts), not in commits here.
       this.#db.exec("PRAGMA wal_autocheckpoint = 0");
+    }
+    if (path !== ":memory:" && checkpoints) {
       this.#checkpoints = new Worker(new URL("./sqlite_checkpoints.ts", import.meta.url), { workerData: { path } });
       this.#checkpoints.unref();
       // Should the worker fail, SQLite goes back to checkpointing in commits.
@@ -117,7 +123,10 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     }
   }
 
-  prepare(sql: string): SqliteStatement {
+  prepare(text: string): SqliteStatement {
+    // Transactions take the write lock when they begin. A deferred one that reads, then writes, fails
+    // at once (SQLITE_BUSY) if another thread's connection wrote in between; an immediate one waits.
+    const sql = text === "begin" ? "begin immediate" : text;
     // A schema change can change what `select *` returns: start the cache afresh.
     if (/^\s*(create|alter|drop)\s/i.test(sql)) this.#cache.clear();
     let stmt = this.#cache.get(sql);

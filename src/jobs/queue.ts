@@ -7,6 +7,7 @@ import pg from "pg";
 import type { Db, Dialect } from "../db/index.ts";
 import { newId } from "../domain/ids.ts";
 import { logger } from "../log.ts";
+import type { Bus } from "../streaming/bus.ts";
 
 /** Payload types by job type. Each area adds its own with `declare module`. */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
@@ -24,6 +25,8 @@ const log = logger("jobs");
 const LEASE_MS = 5 * 60_000;
 const MAX_BACKOFF_MS = 6 * 3600_000;
 const CHANNEL = "rookery_jobs";
+/** On SQLite, the bus channel on which threads that add jobs wake the one that runs them. */
+const WAKE = "jobs:wake";
 
 export function backoffMs(attempts: number): number {
   const base = Math.min(1000 * 2 ** (attempts - 1), MAX_BACKOFF_MS);
@@ -34,6 +37,8 @@ export class Queue {
   readonly #db: Db;
   readonly #dialect: Dialect;
   readonly #databaseUrl: string;
+  readonly #bus: Bus;
+  #unsubscribe: (() => void) | null = null;
   #dispatch: Dispatch | null = null;
   #concurrency = 4;
   #running = new Set<Promise<void>>();
@@ -43,10 +48,11 @@ export class Queue {
   #listener: pg.Client | null = null;
   #idleWaiters: (() => void)[] = [];
 
-  constructor(db: Db, dialect: Dialect, databaseUrl: string) {
+  constructor(db: Db, dialect: Dialect, databaseUrl: string, bus: Bus) {
     this.#db = db;
     this.#dialect = dialect;
     this.#databaseUrl = databaseUrl;
+    this.#bus = bus;
   }
 
   /**
@@ -78,8 +84,10 @@ export class Queue {
       // Delivered when the transaction commits, to every listening process.
       await sql`SELECT pg_notify(${CHANNEL}, '')`.execute(db);
     } else {
-      // SQLite has one connection: a claim issued now runs after the enclosing transaction commits.
+      // A claim issued now, here or in another thread, waits for the enclosing transaction to commit:
+      // that transaction holds SQLite's write lock from its start.
       this.wake();
+      void this.#bus.publish(WAKE, "");
     }
     return id;
   }
@@ -96,6 +104,8 @@ export class Queue {
       await client.query(`LISTEN ${CHANNEL}`);
       client.on("notification", () => this.wake());
       this.#listener = client;
+    } else {
+      this.#unsubscribe = this.#bus.subscribe(WAKE, () => this.wake());
     }
     this.wake();
   }
@@ -103,6 +113,7 @@ export class Queue {
   /** Stops claiming, and waits for the jobs under way. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#unsubscribe?.();
     if (this.#timer) clearTimeout(this.#timer);
     await Promise.allSettled(this.#running);
     await this.#listener?.end().catch(() => {});

@@ -1,5 +1,6 @@
-// The event bus: streaming updates and cache invalidations between the parts of a process, and
-// between processes through Redis when REDIS_URL is set.
+// The event bus: streaming updates and cache invalidations between the parts and threads of a
+// process, and between processes through Redis when REDIS_URL is set.
+import { BroadcastChannel } from "node:worker_threads";
 import { Redis } from "ioredis";
 import { logger } from "../log.ts";
 
@@ -47,10 +48,21 @@ class Listeners {
   }
 }
 
-export function memoryBus(): Bus {
+/**
+ * The bus of one process: its threads (see web_threads.ts) hear each other through a
+ * BroadcastChannel named `namespace`, so that nothing reaches another server in the same process.
+ */
+export function memoryBus(namespace: string): Bus {
   const listeners = new Listeners();
+  const threads = new BroadcastChannel(namespace);
+  threads.unref();
+  threads.onmessage = (event) => {
+    const { channel, message } = event.data as { channel: string; message: string };
+    listeners.deliver(channel, message);
+  };
   return {
     async publish(channel, message) {
+      threads.postMessage({ channel, message });
       // Delivered after the publisher's turn, as a Redis round trip would be.
       queueMicrotask(() => listeners.deliver(channel, message));
     },
@@ -60,6 +72,7 @@ export function memoryBus(): Bus {
     },
     async close() {
       listeners.map.clear();
+      threads.close();
     },
   };
 }
