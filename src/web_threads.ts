@@ -48,7 +48,12 @@ export async function startWebThreads(
         threads.map(
           (thread) =>
             new Promise<void>((resolve) => {
-              thread.once("exit", () => resolve());
+              // Requests under way get the same 10 s as the main thread's; then the thread is ended.
+              const force = setTimeout(() => void thread.terminate(), 15_000);
+              thread.once("exit", () => {
+                clearTimeout(force);
+                resolve();
+              });
               thread.postMessage("stop");
             }),
         ),
@@ -64,7 +69,8 @@ async function runWebThread({ config, options, port }: ThreadData): Promise<void
   parentPort!.once("message", async () => {
     await closeHttp(server);
     await rt.close();
-    parentPort!.close();
+    // Ends this thread only.
+    process.exit(0);
   });
   parentPort!.postMessage("ready");
 }
