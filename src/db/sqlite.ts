@@ -93,6 +93,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   #db: DatabaseSync;
   #cache = new Map<string, Statement>();
   #checkpoints: Worker | null = null;
+  readonly #ownsCheckpoints: boolean;
   static readonly cacheSize = 500;
 
   /**
@@ -101,6 +102,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
    */
   constructor(path: string, { checkpoints = true }: { checkpoints?: boolean } = {}) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.#ownsCheckpoints = checkpoints && path !== ":memory:";
     this.#db = new DatabaseSync(path, { readBigInts: true, timeout: 5000 });
     this.#db.exec(`
       PRAGMA journal_mode = WAL;
@@ -113,7 +115,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       // Checkpoints happen in a worker thread (see sqlite_checkpoints.ts), not in commits here.
       this.#db.exec("PRAGMA wal_autocheckpoint = 0");
     }
-    if (path !== ":memory:" && checkpoints) {
+    if (this.#ownsCheckpoints) {
       this.#checkpoints = new Worker(new URL("./sqlite_checkpoints.ts", import.meta.url), { workerData: { path } });
       this.#checkpoints.unref();
       // Should the worker fail, SQLite goes back to checkpointing in commits.
@@ -147,10 +149,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     this.#cache.clear();
     this.#checkpoints?.postMessage("close");
     this.#checkpoints = null;
-    if (this.#db.isOpen) {
-      // Leave the database whole in its file, and the log empty.
-      this.#db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      this.#db.close();
-    }
+    if (!this.#db.isOpen) return;
+    // Leave the database whole in its file, and the log empty.
+    if (this.#ownsCheckpoints) this.#db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    this.#db.close();
   }
 }
