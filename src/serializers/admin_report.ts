@@ -3,6 +3,7 @@
 import type { Runtime } from "../runtime.ts";
 import { renderAdminAccounts } from "./admin_account.ts";
 import { renderRule } from "./instance.ts";
+import { reportFields } from "./report.ts";
 import { renderStatuses } from "./status.ts";
 
 export async function renderAdminReports(rt: Runtime, ids: readonly string[], viewerId: string) {
@@ -29,13 +30,7 @@ export async function renderAdminReports(rt: Runtime, ids: readonly string[], vi
     if (!r) return [];
     return [
       {
-        id: r.id,
-        action_taken: r.action_taken_at !== null,
-        action_taken_at: r.action_taken_at?.toISOString() ?? null,
-        category: r.category,
-        comment: r.comment,
-        forwarded: r.forwarded,
-        created_at: r.created_at.toISOString(),
+        ...reportFields(r),
         updated_at: (r.updated_at ?? r.created_at).toISOString(),
         account: account(r.account_id),
         target_account: account(r.target_account_id),

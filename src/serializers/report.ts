@@ -1,6 +1,21 @@
 // The Report entity, in batches.
+import type { Selectable } from "kysely";
+import type { ReportsTable } from "../db/schema.ts";
 import type { Runtime } from "../runtime.ts";
 import { renderAccounts } from "./account.ts";
+
+/** What Report and Admin::Report have in common. */
+export function reportFields(r: Selectable<ReportsTable>) {
+  return {
+    id: r.id,
+    action_taken: r.action_taken_at !== null,
+    action_taken_at: r.action_taken_at?.toISOString() ?? null,
+    category: r.category,
+    comment: r.comment,
+    forwarded: r.forwarded,
+    created_at: r.created_at.toISOString(),
+  };
+}
 
 export async function renderReports(rt: Runtime, ids: readonly string[]) {
   if (ids.length === 0) return new Map<string, Record<string, unknown>>();
@@ -13,13 +28,7 @@ export async function renderReports(rt: Runtime, ids: readonly string[]) {
     const target = accounts.get(r.target_account_id);
     if (!target) continue;
     out.set(r.id, {
-      id: r.id,
-      action_taken: r.action_taken_at !== null,
-      action_taken_at: r.action_taken_at?.toISOString() ?? null,
-      category: r.category,
-      comment: r.comment,
-      forwarded: r.forwarded,
-      created_at: r.created_at.toISOString(),
+      ...reportFields(r),
       status_ids: r.status_ids,
       rule_ids: r.rule_ids,
       target_account: target,

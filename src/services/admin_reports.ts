@@ -44,13 +44,15 @@ type Change =
   | { action_taken_at: Date | null; action_taken_by_account_id: string | null }
   | { category?: ReportCategory; rule_ids?: string };
 
+/** Changes a report; a report that does not exist is a 404. */
 async function change(rt: Runtime, id: string, values: Change): Promise<string> {
-  await requireReport(rt, id);
-  await rt.db
+  if (!isId(id)) throw notFound();
+  const result = await rt.db
     .updateTable("reports")
     .set({ ...values, updated_at: new Date() })
     .where("id", "=", id)
-    .execute();
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw notFound();
   return id;
 }
 
