@@ -51,12 +51,23 @@ function statementName(text: string): string {
   return name;
 }
 
+const DIGITS = /^\d+$/;
+
+/**
+ * A list of ids as an array literal (`{1,2,3}`). node-postgres quotes and escapes every element of
+ * an array; ids need neither, and the lists of a timeline page are sent on every request.
+ */
+function idList(value: unknown): unknown {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && DIGITS.test(v))) return value;
+  return `{${value.join(",")}}`;
+}
+
 /** A client that prepares every query with parameters (those without may hold several statements). */
 export class PreparingClient extends pg.Client {
   // biome-ignore lint/suspicious/noExplicitAny: node-postgres's query() has many overloads.
   override query(config: any, values?: any, callback?: any): any {
     if (typeof config === "string" && Array.isArray(values) && values.length > 0) {
-      return super.query({ name: statementName(config), text: config, values }, callback);
+      return super.query({ name: statementName(config), text: config, values: values.map(idList) }, callback);
     }
     return super.query(config, values, callback);
   }
