@@ -23,6 +23,29 @@ export interface PageResult<T> {
 /** A page of accounts, each with the id of the row that listed it (a follow, a block…) as cursor. */
 export type AccountPage = PageResult<{ id: string; account_id: string }>;
 
+/** What a page reads: ids beyond its bounds, in `order`, `limit` rows (one more than the page). */
+export interface PagePlan {
+  bounds: { op: "<" | ">"; id: string }[];
+  order: "asc" | "desc";
+  limit: number;
+}
+
+export function pagePlan(page: Page): PagePlan {
+  const bounds: PagePlan["bounds"] = [];
+  if (page.maxId) bounds.push({ op: "<", id: page.maxId });
+  if (page.sinceId) bounds.push({ op: ">", id: page.sinceId });
+  if (page.minId) bounds.push({ op: ">", id: page.minId });
+  return { bounds, order: page.minId !== null ? "asc" : "desc", limit: page.limit + 1 };
+}
+
+/** The page from the rows its plan read. */
+export function cutPage<T>(rows: T[], page: Page, cursorOf: (row: T) => string): PageResult<T> {
+  const ascending = page.minId !== null;
+  const items = rows.slice(0, page.limit);
+  if (ascending) items.reverse();
+  return pageResultOf(items, ascending || rows.length > page.limit, cursorOf);
+}
+
 /**
  * Applies the page's bounds, order and limit (+1) on `column`, runs the query and cuts the result.
  * `cursorOf` reads the cursor value back from a row (by default its `id`).
@@ -34,20 +57,14 @@ export async function paginate<DB, TB extends keyof DB, O>(
   cursorOf: (row: O) => string = (row) => (row as { id: string }).id,
 ): Promise<PageResult<O>> {
   const ref = sql.ref(column);
-  const bound = (op: "<" | ">", id: string) => sql<boolean>`${ref} ${sql.raw(op)} ${id}`;
+  const plan = pagePlan(page);
   let q = query;
-  if (page.maxId) q = q.where(bound("<", page.maxId));
-  if (page.sinceId) q = q.where(bound(">", page.sinceId));
-  if (page.minId) q = q.where(bound(">", page.minId));
-  const ascending = page.minId !== null;
+  for (const { op, id } of plan.bounds) q = q.where(sql<boolean>`${ref} ${sql.raw(op)} ${id}`);
   const rows = await q
-    .orderBy(ref as never, ascending ? "asc" : "desc")
-    .limit(page.limit + 1)
+    .orderBy(ref as never, plan.order)
+    .limit(plan.limit)
     .execute();
-  const more = rows.length > page.limit;
-  const items = rows.slice(0, page.limit);
-  if (ascending) items.reverse();
-  return pageResultOf(items, ascending || more, cursorOf);
+  return cutPage(rows, page, cursorOf);
 }
 
 /** For lists paginated in memory or by another query: the result from items already cut to the page. */
