@@ -42,6 +42,11 @@ test("home: followed accounts and one's own posts, newest first", async () => {
   const res = await home(reader);
   assert.deepEqual(ids(res).slice(0, 3), [own, b, a]);
   assert.ok(!ids(res).includes(c));
+  // Counters come fresh with every page.
+  const bobs = res.body[1];
+  assert.equal(bobs.account.statuses_count, 1);
+  assert.equal(bobs.account.last_status_at, new Date().toISOString().slice(0, 10));
+  assert.deepEqual([bobs.replies_count, bobs.reblogs_count, bobs.favourites_count], [0, 0, 0]);
 });
 
 test("home: replies only to people the reader follows", async () => {

@@ -37,7 +37,11 @@ interface Shape {
   params: (List | "viewer")[];
 }
 
-/** One SQL text per dialect and list lengths (per dialect only on PostgreSQL, where lists are arrays). */
+/**
+ * One SQL text per dialect and list lengths (per dialect only on PostgreSQL, where lists are arrays).
+ * The answer is one text, `kind,id,…` entries joined by `;`: reading one value costs the driver far
+ * less than reading a row of six for each status, account and flag.
+ */
 function shape(dialect: Dialect, lengths: Record<List, number>, withViewer: boolean): Shape {
   const params: Shape["params"] = [];
   const param = (from: List | "viewer") => {
@@ -50,18 +54,19 @@ function shape(dialect: Dialect, lengths: Record<List, number>, withViewer: bool
     params.push(list);
     return `${column} in (${Array.from({ length: lengths[list] }, () => "?").join(", ")})`;
   };
+  const entry = (kind: string, columns: string[]) => [`'${kind}'`, ...columns].join(" || ',' || ");
   const flag = (kind: string, table: string, column: string, list: List, extra = "") =>
-    `select '${kind}', cast(${column} as text), null, null, null, null from ${table}` +
+    `select ${entry(kind, [column])} as e from ${table}` +
     ` where account_id = ${param("viewer")} and ${isIn(column, list)}${extra}`;
   const parts = [
-    "select 's' as kind, cast(status_id as text) as id, cast(replies_count as text) as a," +
-      " cast(reblogs_count as text) as b, cast(favourites_count as text) as c, null as d" +
+    `select ${entry("s", ["status_id", "replies_count", "reblogs_count", "favourites_count"])} as e` +
       ` from status_stats where ${isIn("status_id", "statuses")}`,
   ];
   if (lengths.accounts > 0) {
+    const counters = ["account_id", "followers_count", "following_count", "statuses_count"];
     parts.push(
-      "select 'c', cast(account_id as text), cast(followers_count as text), cast(following_count as text)," +
-        ` cast(statuses_count as text), cast(last_status_at as text) from account_stats where ${isIn("account_id", "accounts")}`,
+      `select ${entry("c", [...counters, "coalesce(cast(last_status_at as text), '')"])} as e` +
+        ` from account_stats where ${isIn("account_id", "accounts")}`,
     );
   }
   if (withViewer) {
@@ -74,7 +79,8 @@ function shape(dialect: Dialect, lengths: Record<List, number>, withViewer: bool
     if (lengths.own > 0) parts.push(flag("p", "status_pins", "status_id", "own"));
     if (lengths.conversations > 0) parts.push(flag("m", "conversation_mutes", "conversation_id", "conversations"));
   }
-  return { sql: parts.join(" union all "), params };
+  const joined = dialect === "postgres" ? "string_agg(e, ';')" : "group_concat(e, ';')";
+  return { sql: `select ${joined} as entries from (${parts.join(" union all ")}) as live`, params };
 }
 
 const shapes = new Map<string, Shape>();
@@ -92,15 +98,6 @@ function shapeFor(dialect: Dialect, lengths: Record<List, number>, withViewer: b
     shapes.set(key, found);
   }
   return found;
-}
-
-interface Row {
-  kind: string;
-  id: string;
-  a: string | null;
-  b: string | null;
-  c: string | null;
-  d: string | null;
 }
 
 export async function loadLiveState(
@@ -125,25 +122,24 @@ export async function loadLiveState(
   const values = params.flatMap((from): unknown[] =>
     from === "viewer" ? [viewer!.id] : rt.dialect === "postgres" ? [lists[from]] : lists[from],
   );
-  const { rows } = await rt.db.executeQuery<Row>(CompiledQuery.raw(sql, values));
+  const { rows } = await rt.db.executeQuery<{ entries: string | null }>(CompiledQuery.raw(sql, values));
 
   const stats = new Map<string, StatusCounters>();
   const accounts = new Map<string, AccountCounters>();
   const byKind: Record<string, Set<string>> = { f: new Set(), b: new Set(), p: new Set(), r: new Set(), m: new Set() };
-  const n = (v: string | null) => Number(v ?? 0);
-  for (const row of rows) {
-    const id = String(row.id);
-    if (row.kind === "s") {
-      stats.set(id, { replies_count: n(row.a), reblogs_count: n(row.b), favourites_count: n(row.c) });
-    } else if (row.kind === "c") {
+  for (const entry of rows[0]?.entries?.split(";") ?? []) {
+    const [kind, id, a, b, c, d] = entry.split(",");
+    if (kind === "s") {
+      stats.set(id, { replies_count: Number(a), reblogs_count: Number(b), favourites_count: Number(c) });
+    } else if (kind === "c") {
       accounts.set(id, {
-        followers_count: n(row.a),
-        following_count: n(row.b),
-        statuses_count: n(row.c),
-        last_status_at: row.d === null ? null : new Date(row.d),
+        followers_count: Number(a),
+        following_count: Number(b),
+        statuses_count: Number(c),
+        last_status_at: d ? new Date(d) : null,
       });
     } else {
-      byKind[row.kind]?.add(id);
+      byKind[kind]?.add(id);
     }
   }
   const flags = viewer
