@@ -17,6 +17,8 @@ export interface Config {
   port: number;
   /** Threads answering HTTP in the one process (each a full copy of the app, sharing the port). */
   webThreads: number;
+  /** PostgreSQL connections per thread. */
+  dbPool: number;
   dataDir: string;
   databaseUrl: string;
   redisUrl: string | null;
@@ -102,6 +104,7 @@ const schema = {
   PORT: int(0, 65535).default(3000),
   WEB_THREADS: int(1, 64).default(Math.min(availableParallelism(), 4)),
   DATA_DIR: z.string().min(1).default("./data"),
+  DB_POOL: int(1, 100).default(4),
   DATABASE_URL: z
     .string()
     .regex(/^(postgres(ql)?:\/\/|sqlite:|file:|:memory:$)/, "must start with postgres://, sqlite: or file:")
@@ -185,6 +188,7 @@ export function loadConfig(env: Env = process.env): Config {
     webThreads: v.WEB_THREADS as number,
     dataDir,
     databaseUrl: (v.DATABASE_URL as string | undefined) ?? `sqlite:${resolve(dataDir, "rookery.sqlite")}`,
+    dbPool: v.DB_POOL as number,
     redisUrl: (v.REDIS_URL as string | undefined) ?? null,
     secretKeyBase: (v.SECRET_KEY_BASE as string | undefined) ?? "",
     streamingUrl: (v.STREAMING_URL as string | undefined) ?? null,

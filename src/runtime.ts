@@ -22,7 +22,7 @@ export interface RuntimeOptions extends OpenOptions {
 
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const withSecret = ensureSecret(config);
-  const connection = await openDatabase(withSecret.databaseUrl, options);
+  const connection = await openDatabase(withSecret.databaseUrl, { poolSize: withSecret.dbPool, ...options });
   try {
     if (options.migrate !== false) await migrate(connection.db, options.schema);
   } catch (error) {

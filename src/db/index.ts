@@ -40,7 +40,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
   if (dialectOf(url) === "postgres") {
     const pool = new pg.Pool({
       connectionString: url,
-      max: options.poolSize ?? 10,
+      max: options.poolSize ?? 4,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
       Client: PreparingClient,
     });
