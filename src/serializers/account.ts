@@ -129,7 +129,7 @@ export function renderAccount(rt: Runtime, row: AccountRow): AccountEntity {
     followers_count: suspended ? 0 : row.followers_count,
     following_count: suspended ? 0 : row.following_count,
     statuses_count: suspended ? 0 : row.statuses_count,
-    last_status_at: row.last_status_at ? row.last_status_at.toISOString().slice(0, 10) : null,
+    last_status_at: day(row.last_status_at),
     hide_collections: row.hide_collections,
     emojis: [],
     fields: suspended ? [] : row.fields.map((f) => ({ name: f.name, value: f.value_html, verified_at: f.verified_at })),
@@ -173,7 +173,8 @@ export interface AccountCounters {
   followers_count: number;
   following_count: number;
   statuses_count: number;
-  last_status_at: Date | null;
+  /** The day (YYYY-MM-DD, UTC) of the account's last status. */
+  last_status_at: string | null;
 }
 
 /**
@@ -199,7 +200,7 @@ export async function renderAccounts(
           .execute();
   const statsById = new Map<string, AccountCounters>([
     ...(known ?? []),
-    ...stats.map((s) => [s.account_id, s] as const),
+    ...stats.map((s) => [s.account_id, { ...s, last_status_at: day(s.last_status_at) }] as const),
   ]);
   const withCounters = (p: Profile): AccountEntity => {
     const s = statsById.get(p.entity.id);
@@ -209,7 +210,7 @@ export async function renderAccounts(
       followers_count: live ? (s?.followers_count ?? 0) : 0,
       following_count: live ? (s?.following_count ?? 0) : 0,
       statuses_count: live ? (s?.statuses_count ?? 0) : 0,
-      last_status_at: s?.last_status_at ? s.last_status_at.toISOString().slice(0, 10) : null,
+      last_status_at: s?.last_status_at ?? null,
     };
   };
   const out: AccountEntity[] = [];
@@ -229,6 +230,11 @@ export async function renderAccounts(
 
 export async function renderAccountById(rt: Runtime, id: string): Promise<AccountEntity | null> {
   return (await renderAccounts(rt, [id]))[0] ?? null;
+}
+
+/** Mastodon shows the day of an account's last status, not the moment. */
+function day(date: Date | null): string | null {
+  return date ? date.toISOString().slice(0, 10) : null;
 }
 
 /** Mastodon shows the day an account was made, not the moment. */

@@ -64,9 +64,13 @@ function shape(dialect: Dialect, lengths: Record<List, number>, withViewer: bool
   ];
   if (lengths.accounts > 0) {
     const counters = ["account_id", "followers_count", "following_count", "statuses_count"];
+    // The day (UTC) of the last status, which is all the entity shows.
+    const day =
+      dialect === "postgres"
+        ? "coalesce(to_char(last_status_at at time zone 'UTC', 'YYYY-MM-DD'), '')"
+        : "coalesce(substr(last_status_at, 1, 10), '')";
     parts.push(
-      `select ${entry("c", [...counters, "coalesce(cast(last_status_at as text), '')"])} as e` +
-        ` from account_stats where ${isIn("account_id", "accounts")}`,
+      `select ${entry("c", [...counters, day])} as e from account_stats where ${isIn("account_id", "accounts")}`,
     );
   }
   if (withViewer) {
@@ -136,7 +140,7 @@ export async function loadLiveState(
         followers_count: Number(a),
         following_count: Number(b),
         statuses_count: Number(c),
-        last_status_at: d ? new Date(d) : null,
+        last_status_at: d || null,
       });
     } else {
       byKind[kind]?.add(id);
