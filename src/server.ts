@@ -1,6 +1,7 @@
 // Running the server: the HTTP listener and/or the job worker, with a graceful shutdown.
 import { type Config, loadConfig, loadDotEnv } from "./config.ts";
 import { closeHttp, listenHttp } from "./http_server.ts";
+import { JOB_CONCURRENCY } from "./jobs/queue.ts";
 import { startWorker } from "./jobs/worker.ts";
 import { configureLogging, logger } from "./log.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.ts";
@@ -21,7 +22,9 @@ const log = logger("server");
 
 /** Starts the roles asked for on a runtime made from `config` (and `options`, in every thread). */
 export async function start(config: Config, roles: Roles, options: RuntimeOptions = {}): Promise<Running> {
-  const rt = await createRuntime(config, options);
+  // The jobs get database connections of their own: a fan-out never holds up requests.
+  const poolSize = config.dbPool + (roles.worker ? JOB_CONCURRENCY : 0);
+  const rt = await createRuntime(config, { poolSize, ...options });
   let http: Awaited<ReturnType<typeof listenHttp>> | null = null;
   let threads: WebThreads | null = null;
   if (roles.web) {

@@ -33,6 +33,9 @@ export function backoffMs(attempts: number): number {
   return Math.round(base * (1 + Math.random() * 0.25));
 }
 
+/** Jobs one process works at a time. */
+export const JOB_CONCURRENCY = 4;
+
 export class Queue {
   readonly #db: Db;
   readonly #dialect: Dialect;
@@ -40,7 +43,7 @@ export class Queue {
   readonly #bus: Bus;
   #unsubscribe: (() => void) | null = null;
   #dispatch: Dispatch | null = null;
-  #concurrency = 4;
+  #concurrency = JOB_CONCURRENCY;
   #running = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | null = null;
   #stopped = true;
@@ -93,7 +96,7 @@ export class Queue {
   }
 
   /** Starts working jobs in this process. */
-  async start(dispatch: Dispatch, concurrency = 4): Promise<void> {
+  async start(dispatch: Dispatch, concurrency = JOB_CONCURRENCY): Promise<void> {
     this.#dispatch = dispatch;
     this.#concurrency = concurrency;
     this.#stopped = false;
