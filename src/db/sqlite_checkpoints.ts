@@ -3,17 +3,23 @@
 // event loop for tens of milliseconds, and every request waiting behind it. So the main connection
 // never checkpoints; this worker thread, with a connection of its own, does it every half second in
 // PASSIVE mode, which waits for no reader and no writer.
+// A PASSIVE checkpoint never starts the log afresh, though: under writes that never pause (a large
+// fan-out), it grows without end, and every read slows down with it. Past RESTART_FRAMES, the
+// checkpoint waits for the writer of the moment and empties the log (TRUNCATE); writers wait for it.
 
 import { DatabaseSync } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";
 
 const INTERVAL_MS = 500;
+/** 64 MB of 4 KB pages. */
+const RESTART_FRAMES = 16_384;
 
 let db: DatabaseSync | null = null;
 const timer = setInterval(() => {
   try {
     db ??= new DatabaseSync(workerData.path as string, { timeout: 5000 });
-    db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+    const result = db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number };
+    if (result.log > RESTART_FRAMES) db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   } catch {
     // Busy, closing, or already gone: the next round tries again.
   }
