@@ -112,8 +112,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       PRAGMA temp_store = MEMORY;
     `);
     if (path !== ":memory:") {
-      // Checkpoints happen in a worker thread (see sqlite_checkpoints.ts), not in commits here.
-      this.#db.exec("PRAGMA wal_autocheckpoint = 0");
+      // Checkpoints happen in a worker thread (see sqlite_checkpoints.ts), not in commits here; when
+      // the log starts afresh, its file is cut back to 64 MB.
+      this.#db.exec("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864");
     }
     if (this.#ownsCheckpoints) {
       this.#checkpoints = new Worker(new URL("./sqlite_checkpoints.ts", import.meta.url), { workerData: { path } });
