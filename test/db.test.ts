@@ -1,10 +1,14 @@
 // The database layer on the dialect under test: migrations, the row shape both dialects share,
 // transactions, and pagination.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { pageParams } from "../src/api/pagination.ts";
 import { migrate } from "../src/db/index.ts";
 import { pageResultOf, paginate } from "../src/db/paginate.ts";
+import { NodeSqliteDatabase } from "../src/db/sqlite.ts";
 import { newId } from "../src/domain/ids.ts";
 import { dialectUnderTest, startServer, type TestServer } from "./rig.ts";
 
@@ -156,4 +160,35 @@ test("pagination: max_id, since_id, min_id and limit as Mastodon reads them", as
     pageResultOf([{ id: "5" }], false, (r) => r.id),
     { items: [{ id: "5" }], next: null, prev: "5" },
   );
+});
+
+test("SQLite: under writes that never pause, the checkpoints keep the log from growing without end", {
+  skip: dialectUnderTest !== "sqlite" && "SQLite only",
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "rookery-log-"));
+  const path = join(dir, "log.sqlite");
+  // A log of 200 pages (800 KB) is restarted; the default is 64 MB.
+  const db = new NodeSqliteDatabase(path, { restartLogAt: 200 });
+  try {
+    db.prepare("create table t (id integer primary key, v text)").run([]);
+    const insert = db.prepare("insert into t (v) values (?)");
+    const row = "x".repeat(2000);
+    let written = 0;
+    const until = Date.now() + 4000;
+    while (Date.now() < until) {
+      db.prepare("begin").run([]);
+      for (let i = 0; i < 10; i++) insert.run([row]);
+      db.prepare("commit").run([]);
+      written += 10 * row.length;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const log = statSync(`${path}-wal`).size;
+    // Without restarts, the log holds every page written (more than `written`); with them, its file
+    // only grows to what is written while a checkpoint waits.
+    assert.ok(written > 4_000_000, `wrote only ${written} bytes`);
+    assert.ok(log < written / 2, `log of ${log} bytes after ${written} bytes written`);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -98,9 +98,13 @@ export class NodeSqliteDatabase implements SqliteDatabase {
 
   /**
    * `checkpoints`: this connection looks after checkpoints (one per database file does; the other
-   * threads of a process leave them to it).
+   * threads of a process leave them to it). `restartLogAt`: the log's length, in pages, past which
+   * a checkpoint makes it start afresh (64 MB of 4 KB pages).
    */
-  constructor(path: string, { checkpoints = true }: { checkpoints?: boolean } = {}) {
+  constructor(
+    path: string,
+    { checkpoints = true, restartLogAt = 16_384 }: { checkpoints?: boolean; restartLogAt?: number } = {},
+  ) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.#ownsCheckpoints = checkpoints && path !== ":memory:";
     this.#db = new DatabaseSync(path, { readBigInts: true, timeout: 5000 });
@@ -117,7 +121,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       this.#db.exec("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864");
     }
     if (this.#ownsCheckpoints) {
-      this.#checkpoints = new Worker(new URL("./sqlite_checkpoints.ts", import.meta.url), { workerData: { path } });
+      this.#checkpoints = new Worker(new URL("./sqlite_checkpoints.ts", import.meta.url), {
+        workerData: { path, restartLogAt },
+      });
       this.#checkpoints.unref();
       // Should the worker fail, SQLite goes back to checkpointing in commits.
       this.#checkpoints.on("error", () => {

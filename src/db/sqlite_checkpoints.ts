@@ -4,24 +4,23 @@
 // never checkpoints; this worker thread, with a connection of its own, does it every half second in
 // PASSIVE mode, which waits for no reader and no writer.
 // A PASSIVE checkpoint never makes the log start afresh, though: under writes that never pause (a
-// large fan-out), it grows without end, and every read slows down with it. Past RESTART_FRAMES, the
-// checkpoint waits for the writer of the moment and then has the next one write from the start of
-// the log (RESTART); writers wait for it. The connections cut the file back to 64 MB when that
-// happens (journal_size_limit, in sqlite.ts).
+// large fan-out), it grows without end, and every read slows down with it. Past `restartLogAt`
+// pages, the checkpoint waits for the writer of the moment and then has the next one write from the
+// start of the log (RESTART); writers wait for it. The connections cut the file back to 64 MB when
+// that happens (journal_size_limit, in sqlite.ts).
 
 import { DatabaseSync } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";
 
 const INTERVAL_MS = 500;
-/** 64 MB of 4 KB pages. */
-const RESTART_FRAMES = 16_384;
+const restartLogAt = workerData.restartLogAt as number;
 
 let db: DatabaseSync | null = null;
 const timer = setInterval(() => {
   try {
     db ??= new DatabaseSync(workerData.path as string, { timeout: 5000 });
     const result = db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number };
-    if (result.log > RESTART_FRAMES) db.exec("PRAGMA wal_checkpoint(RESTART)");
+    if (result.log > restartLogAt) db.exec("PRAGMA wal_checkpoint(RESTART)");
   } catch {
     // Busy, closing, or already gone: the next round tries again.
   }
