@@ -3,7 +3,12 @@
 import { CompiledQuery } from "kysely";
 import type { Dialect } from "./index.ts";
 
-/** Collects the parameters of hand-written SQL: `$1, $2…` on PostgreSQL, `?` on SQLite. */
+/** The placeholder of the `position`th parameter (from 1): `$1, $2…` on PostgreSQL, `?` on SQLite. */
+export function placeholder(dialect: Dialect, position: number): string {
+  return dialect === "postgres" ? `$${position}` : "?";
+}
+
+/** Collects the parameters of hand-written SQL. */
 export class RawParams {
   readonly values: unknown[] = [];
   readonly #dialect: Dialect;
@@ -15,7 +20,7 @@ export class RawParams {
   /** The placeholder for `value`, added in order. */
   add(value: unknown): string {
     this.values.push(value);
-    return this.#dialect === "postgres" ? `$${this.values.length}` : "?";
+    return placeholder(this.#dialect, this.values.length);
   }
 
   query<R>(text: string): CompiledQuery<R> {

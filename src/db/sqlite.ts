@@ -88,6 +88,9 @@ class Statement implements SqliteStatement {
   }
 }
 
+/** The size the WAL is held to under writes that never pause. */
+const LOG_LIMIT = 64 * 1024 * 1024;
+
 /** A node:sqlite database shaped for Kysely, with a bounded cache of prepared statements. */
 export class NodeSqliteDatabase implements SqliteDatabase {
   #db: DatabaseSync;
@@ -99,11 +102,11 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   /**
    * `checkpoints`: this connection looks after checkpoints (one per database file does; the other
    * threads of a process leave them to it). `restartLogAt`: the log's length, in pages, past which
-   * a checkpoint makes it start afresh (64 MB of 4 KB pages).
+   * a checkpoint makes it start afresh (by default LOG_LIMIT in 4 KB pages).
    */
   constructor(
     path: string,
-    { checkpoints = true, restartLogAt = 16_384 }: { checkpoints?: boolean; restartLogAt?: number } = {},
+    { checkpoints = true, restartLogAt = LOG_LIMIT / 4096 }: { checkpoints?: boolean; restartLogAt?: number } = {},
   ) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.#ownsCheckpoints = checkpoints && path !== ":memory:";
@@ -117,8 +120,8 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     `);
     if (path !== ":memory:") {
       // Checkpoints happen in a worker thread (see sqlite_checkpoints.ts), not in commits here; when
-      // the log starts afresh, its file is cut back to 64 MB.
-      this.#db.exec("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864");
+      // the log starts afresh, its file is cut back to LOG_LIMIT.
+      this.#db.exec(`PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = ${LOG_LIMIT}`);
     }
     if (this.#ownsCheckpoints) {
       this.#checkpoints = new Worker(new URL("./sqlite_checkpoints.ts", import.meta.url), {

@@ -4,6 +4,7 @@
 // than built with Kysely on every call: building that union cost a tenth of a timeline request.
 import { CompiledQuery } from "kysely";
 import type { Dialect } from "../db/index.ts";
+import { placeholder } from "../db/raw.ts";
 import type { Runtime } from "../runtime.ts";
 import type { AccountCounters } from "./account.ts";
 
@@ -46,7 +47,7 @@ function shape(dialect: Dialect, lengths: Record<List, number>, withViewer: bool
   const params: Shape["params"] = [];
   const param = (from: List | "viewer") => {
     params.push(from);
-    return dialect === "postgres" ? `$${params.length}` : "?";
+    return placeholder(dialect, params.length);
   };
   const isIn = (column: string, list: List) => {
     if (dialect === "postgres") return `${column} = any(${param(list)})`;
