@@ -5,8 +5,8 @@
 //     60 is the slowest), measuring each post's latency and how long until the status is in all
 //     10,000 home feeds.
 // The server runs as its own process (`rookery serve`), as in production; the load comes from this one.
-// Where `taskset` exists, this process (the load generator) is held to the last core; the server
-// (with its web threads) and PostgreSQL may use every core.
+// Where `taskset` exists, this process (the load generator) is held to the last core while it sends
+// load; the server (with its web threads) and PostgreSQL may use every core.
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -35,14 +35,27 @@ const log = (line: string) => console.error(`  ${line}`);
 
 const lastCore = availableParallelism() - 1;
 
-/** Holds a process (every thread of it) to `cores` (`1`, `0-3`); false where that is not possible. */
-function pin(pid: number, cores: string): boolean {
+/** Holds this process (every thread of it) to `cores` (`1`, `0-3`); false where that is not possible. */
+function pin(cores: string): boolean {
   if (lastCore < 1) return false;
   try {
-    execFileSync("taskset", ["-a", "-p", "-c", cores, String(pid)], { stdio: "ignore" });
+    execFileSync("taskset", ["-a", "-p", "-c", cores, String(process.pid)], { stdio: "ignore" });
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Runs `fn` on the last core only. Only while it runs: a process started meanwhile would inherit
+ * the one core, and the server sizes its web threads by the cores it may use.
+ */
+async function onLastCore<T>(fn: () => Promise<T>): Promise<T> {
+  const pinned = pin(String(lastCore));
+  try {
+    return await fn();
+  } finally {
+    if (pinned) pin(`0-${lastCore}`);
   }
 }
 
@@ -76,8 +89,10 @@ interface Load {
 }
 
 async function load(url: string, headers: Record<string, string> = {}): Promise<Load> {
-  await autocannon({ url, connections: CONNECTIONS, duration: 3, headers });
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  const r = await onLastCore(async () => {
+    await autocannon({ url, connections: CONNECTIONS, duration: 3, headers });
+    return autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  });
   return {
     rps: Math.round(r.requests.average),
     p50: r.latency.p50,
@@ -90,8 +105,6 @@ async function baseline(): Promise<Load> {
   const port = await freePort();
   const child = fork(join(import.meta.dirname, "hello.ts"), { env: { ...process.env, PORT: String(port) } });
   await new Promise((resolve) => child.once("message", resolve));
-  // Children inherit this process's core; they may use them all.
-  pin(child.pid!, `0-${lastCore}`);
   try {
     return await load(`http://127.0.0.1:${port}/`);
   } finally {
@@ -135,7 +148,6 @@ async function benchDialect(dialect: "sqlite" | "postgres", databaseUrl: string,
   try {
     const base = `http://127.0.0.1:${port}`;
     await waitFor(`${base}/api/v2/instance`);
-    pin(server.pid!, `0-${lastCore}`);
     const auth = { authorization: `Bearer ${seeded.readerToken}` };
     const check = await (await fetch(`${base}/api/v1/timelines/home?limit=20`, { headers: auth })).json();
     if (!Array.isArray(check) || check.length !== 20)
@@ -263,7 +275,6 @@ async function postgresDatabase(): Promise<{ url: string; drop: () => Promise<vo
 }
 
 await configureLogging("silent");
-if (pin(process.pid, String(lastCore))) log(`load generator on core ${lastCore}`);
 const results: Result[] = [];
 log("baseline: node:http hello world…");
 const hello = await baseline();
