@@ -1,4 +1,5 @@
-// The timeline benchmark (`npm run bench`): on SQLite and, when reachable, on PostgreSQL.
+// The timeline benchmark (`npm run bench`): on SQLite and, when reachable, on PostgreSQL (over TCP
+// and over its Unix socket).
 //  1. GET /api/v1/timelines/home?limit=20 with 50 connections for 20 s, next to a bare node:http
 //     hello world measured the same way;
 //  2. POST /api/v1/statuses by an account with 10,000 local followers, 60 posts at 3 a second (p99 of
@@ -9,7 +10,7 @@
 // load; the server (with its web threads) and PostgreSQL may use every core.
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +26,21 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 20);
 const POSTS = Number(process.env.BENCH_POSTS ?? 60);
 const POSTS_PER_SECOND = 3;
 const POST_WARMUP = 5;
-const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://root@127.0.0.1:5432/postgres";
+/** Where PostgreSQL on this host listens for local connections, as on Debian and Ubuntu. */
+const PG_SOCKET_DIR = "/var/run/postgresql";
+/**
+ * The PostgreSQL servers to measure (the admin database's URL): BENCH_PG_URL, or else the local one
+ * over TCP and, where it has one, over its Unix socket (a database on the same host is usually
+ * reached that way; it spares both sides the TCP stack on every query).
+ */
+const PG_TARGETS: { label: string; admin: string }[] = process.env.BENCH_PG_URL
+  ? [{ label: "postgres", admin: process.env.BENCH_PG_URL }]
+  : [
+      { label: "postgres, TCP", admin: "postgres://root@127.0.0.1:5432/postgres" },
+      ...(existsSync(join(PG_SOCKET_DIR, ".s.PGSQL.5432"))
+        ? [{ label: "postgres, Unix socket", admin: `postgres://root@${encodeURIComponent(PG_SOCKET_DIR)}/postgres` }]
+        : []),
+    ];
 /** `sqlite` or `postgres` to measure only one database. */
 const ONLY = process.env.BENCH_ONLY;
 /** A directory: the server writes a CPU profile there (`--cpu-prof`). */
@@ -123,7 +138,7 @@ interface Result {
   post: { p50: number; p99: number; fanoutMax: number; fanoutP99: number };
 }
 
-async function benchDialect(dialect: "sqlite" | "postgres", databaseUrl: string, dataDir: string): Promise<Result> {
+async function benchDialect(dialect: string, databaseUrl: string, dataDir: string): Promise<Result> {
   const port = await freePort();
   const env = {
     LOCAL_DOMAIN: `127.0.0.1:${port}`,
@@ -251,8 +266,8 @@ async function benchDialect(dialect: "sqlite" | "postgres", databaseUrl: string,
   }
 }
 
-async function postgresDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
-  const admin = new pg.Client({ connectionString: PG_ADMIN });
+async function postgresDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const admin = new pg.Client({ connectionString: adminUrl });
   try {
     await admin.connect();
   } catch {
@@ -261,12 +276,12 @@ async function postgresDatabase(): Promise<{ url: string; drop: () => Promise<vo
   const name = `rookery_bench_${Date.now()}`;
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(PG_ADMIN);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     async drop() {
-      const c = new pg.Client({ connectionString: PG_ADMIN });
+      const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
@@ -287,17 +302,19 @@ if (ONLY !== "postgres") {
     rmSync(sqliteDir, { recursive: true, force: true });
   }
 }
-const pgDb = ONLY === "sqlite" ? null : await postgresDatabase();
-if (pgDb) {
+for (const target of ONLY === "sqlite" ? [] : PG_TARGETS) {
+  const pgDb = await postgresDatabase(target.admin);
+  if (!pgDb) {
+    log(`PostgreSQL not reachable at ${target.admin}: skipped`);
+    continue;
+  }
   const dir = mkdtempSync(join(tmpdir(), "rookery-bench-"));
   try {
-    results.push(await benchDialect("postgres", pgDb.url, dir));
+    results.push(await benchDialect(target.label, pgDb.url, dir));
   } finally {
     await pgDb.drop();
     rmSync(dir, { recursive: true, force: true });
   }
-} else if (ONLY !== "sqlite") {
-  log(`PostgreSQL not reachable at ${PG_ADMIN}: skipped`);
 }
 
 const lines = [
