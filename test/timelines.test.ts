@@ -111,6 +111,56 @@ test("home: deleted statuses leave; pagination with Link headers", async () => {
   assert.equal(end.headers.get("link"), null);
 });
 
+test("home: every page carries the reader's flags and fresh counters, on boosted statuses too", async () => {
+  const liked = await post(alice, { status: "to favourite" });
+  const kept = await post(alice, { status: "to bookmark and boost" });
+  const pinned = await post(reader, { status: "mine, pinned" });
+  const thread = await post(bob, { status: "a thread the reader mutes" });
+  const carols = await post(carol, { status: "carol's, boosted by bob" });
+  const boost = (await server.post(`/api/v1/statuses/${carols}/reblog`, { token: bob.token })).body.id;
+  for (const [id, action] of [
+    [liked, "favourite"],
+    [kept, "bookmark"],
+    [kept, "reblog"],
+    [pinned, "pin"],
+    [thread, "mute"],
+    [carols, "favourite"],
+  ]) {
+    assert.equal((await server.post(`/api/v1/statuses/${id}/${action}`, { token: reader.token })).status, 200);
+  }
+  assert.equal((await server.post(`/api/v1/statuses/${carols}/favourite`, { token: alice.token })).status, 200);
+
+  const flags = (s: Record<string, unknown>) =>
+    [s.favourited, s.reblogged, s.bookmarked, s.muted, s.pinned ?? null].map((f) => (f ? 1 : 0)).join("");
+  const counts = (s: Record<string, number>) => [s.replies_count, s.reblogs_count, s.favourites_count];
+  // The reader's own boost of `kept` is the newest entry; below it, the five statuses above. Then a
+  // page read below the boost by bob, and one read above `liked`.
+  const first = (await home(reader, { limit: "6" })).body;
+  const own = first[0];
+  assert.equal(own.reblog.id, kept);
+  const [b, t, p, k, l] = first.slice(1);
+  assert.deepEqual(ids({ body: [b, t, p, k, l] }), [boost, thread, pinned, kept, liked]);
+  assert.equal(b.reblog.id, carols);
+  assert.equal(flags(b.reblog), "10000");
+  assert.deepEqual(counts(b.reblog), [0, 1, 2]);
+  assert.equal(b.reblog.account.id, carol.accountId);
+  assert.equal(b.reblog.account.last_status_at, new Date().toISOString().slice(0, 10));
+  assert.equal(flags(own.reblog), "01100");
+  assert.equal(flags(t), "00010");
+  assert.equal(flags(p), "00001");
+  assert.equal(flags(k), "01100");
+  assert.deepEqual(counts(k), [0, 1, 0]);
+  assert.equal(flags(l), "10000");
+  assert.deepEqual(counts(l), [0, 0, 1]);
+  const older = (await home(reader, { limit: "2", max_id: boost })).body;
+  assert.deepEqual(older.map(flags), ["00010", "00001"]);
+  const newer = (await home(reader, { limit: "2", min_id: liked })).body;
+  assert.deepEqual(ids({ body: newer }), [pinned, kept]);
+  assert.deepEqual(newer.map(flags), ["00001", "01100"]);
+  await server.post(`/api/v1/statuses/${pinned}/unpin`, { token: reader.token });
+  await server.post(`/api/v1/statuses/${kept}/unreblog`, { token: reader.token });
+});
+
 test("home: keyword filters hide or mark statuses", async () => {
   const hidden = await post(alice, { status: "the finale was great" });
   const warned = await post(alice, { status: "spoilers about the plot" });

@@ -6,6 +6,7 @@ import { urls } from "../domain/urls.ts";
 import { stillKey } from "../media/images.ts";
 import { mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
+import type { AccountCounters } from "../services/live_state.ts";
 import { renderCaches } from "./cache.ts";
 
 export type AccountRow = Selectable<AccountsTable> &
@@ -166,15 +167,6 @@ async function profiles(rt: Runtime, ids: readonly string[]): Promise<Map<string
     out.set(row.id, profile);
   }
   return out;
-}
-
-/** An account's counters, which change too often to be kept with its profile. */
-export interface AccountCounters {
-  followers_count: number;
-  following_count: number;
-  statuses_count: number;
-  /** The day (YYYY-MM-DD, UTC) of the account's last status. */
-  last_status_at: string | null;
 }
 
 /**

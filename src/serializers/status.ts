@@ -1,17 +1,18 @@
 // The Status entity, rendered in batches. What rarely changes (the row, mentions, tags, the app) is
-// kept in memory per status; counters and the viewer's flags come fresh, in one query (live_state.ts).
+// kept in memory per status; counters and the viewer's flags come fresh, in one query
+// (services/live_state.ts), or with the page that listed the statuses.
 import type { FilterContext } from "../db/schema.ts";
 import { matchFilters } from "../domain/filters.ts";
 import { htmlToPlainText } from "../domain/text/index.ts";
 import { urls } from "../domain/urls.ts";
 import type { Runtime } from "../runtime.ts";
 import { activeFilters } from "../services/filters.ts";
+import { type LiveState, loadLiveState } from "../services/live_state.ts";
 import { renderPolls } from "../services/polls.ts";
 import { loadStatusRows, type StatusRow } from "../services/visibility.ts";
 import { type AccountEntity, renderAccounts } from "./account.ts";
 import { renderCaches } from "./cache.ts";
 import { renderFilterResult } from "./filter.ts";
-import { loadLiveState } from "./live_state.ts";
 
 export interface RenderOptions {
   viewerId: string | null;
@@ -23,6 +24,8 @@ export interface RenderOptions {
   withSource?: boolean;
   /** Show deleted statuses too (to moderators, in the reports that cite them). */
   includeDeleted?: boolean;
+  /** The live state of the statuses and of those they boost, when it was read with their page. */
+  live?: LiveState | null;
 }
 
 export type StatusEntity = Record<string, unknown> & { id: string; reblog: StatusEntity | null };
@@ -128,14 +131,15 @@ export async function renderStatuses(rt: Runtime, ids: readonly string[], o: Ren
   const pollIds = [...all.values()].map((p) => p.row.poll_id).filter((id): id is string => id !== null);
   const authorIds = [...new Set([...all.values()].map((p) => p.row.account_id))];
   const [live, filters, polls] = await Promise.all([
-    loadLiveState(
-      rt,
-      allIds,
-      authorIds,
-      o.viewerId
-        ? { id: o.viewerId, conversations, own: allIds.filter((id) => all.get(id)!.row.account_id === o.viewerId) }
-        : null,
-    ),
+    o.live ??
+      loadLiveState(
+        rt,
+        allIds,
+        authorIds,
+        o.viewerId
+          ? { id: o.viewerId, conversations, own: allIds.filter((id) => all.get(id)!.row.account_id === o.viewerId) }
+          : null,
+      ),
     o.viewerId && o.context ? activeFilters(rt, o.viewerId) : [],
     renderPolls(rt, pollIds, o.viewerId),
   ]);

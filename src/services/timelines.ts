@@ -1,70 +1,66 @@
 // Reading timelines: home and list feeds from their materialised entries (querying statuses past a
 // trimmed feed's horizon), and the public and hashtag timelines straight from statuses.
 import { cutPage, type Page, type PageResult, pagePlan, paginate } from "../db/paginate.ts";
-import { RawParams } from "../db/raw.ts";
 import { notFound } from "../domain/errors.ts";
 import { normalizeHashtag } from "../domain/text/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { homeCandidates, listCandidates } from "./feeds/maintenance.ts";
 import { hiddenAccountIds } from "./hidden_accounts.ts";
 import { ownList } from "./lists.ts";
+import { type LiveState, loadFeedPage } from "./live_state.ts";
 import { statusQuery } from "./visibility.ts";
 
 type Older = (below: string, limit: number) => Promise<{ id: string }[]>;
 
-/** The statuses of a page of a feed's entries (hand-written SQL: every home timeline request reads one). */
-async function feedEntries(rt: Runtime, feedId: string, page: Page): Promise<PageResult<string>> {
-  const plan = pagePlan(page);
-  const p = new RawParams(rt.dialect);
-  const text =
-    `select status_id from feed_entries where feed_id = ${p.add(feedId)}` +
-    plan.bounds.map(({ op, id }) => ` and status_id ${op} ${p.add(id)}`).join("") +
-    ` order by status_id ${plan.order} limit ${p.add(plan.limit)}`;
-  const { rows } = await rt.db.executeQuery(p.query<{ status_id: string }>(text));
-  return cutPage(
-    rows.map((r) => r.status_id),
-    page,
-    (id) => id,
-  );
+/** A page of a feed, with the live state of its statuses when it was read along with them. */
+export interface FeedPage extends PageResult<string> {
+  live: LiveState | null;
 }
 
-/** A page of a feed; past the feed's horizon, `older` supplies what the trimmed entries held. */
-async function feedPage(rt: Runtime, feedId: string, page: Page, older: Older): Promise<PageResult<string>> {
-  const result = await feedEntries(rt, feedId, page);
+/**
+ * A page of a feed, read with the live state of its statuses in one round trip (every home timeline
+ * request reads one); past the feed's horizon, `older` supplies what the trimmed entries held.
+ */
+async function feedPage(rt: Runtime, feedId: string, ownerId: string, page: Page, older: Older): Promise<FeedPage> {
+  const read = await loadFeedPage(rt, feedId, pagePlan(page), ownerId);
+  const result = cutPage(read.ids, page, (id) => id);
   const ids = result.items;
-  if (ids.length === page.limit || page.minId || page.sinceId) return result;
+  if (ids.length === page.limit || page.minId || page.sinceId) return { ...result, live: read.live };
   const horizon = await rt.db
     .selectFrom("feed_horizons")
     .select("horizon_id")
     .where("feed_id", "=", feedId)
     .executeTakeFirst();
-  if (!horizon) return result;
+  if (!horizon) return { ...result, live: read.live };
   const last = ids.at(-1) ?? page.maxId;
   const below = last && BigInt(last) < BigInt(horizon.horizon_id) ? last : horizon.horizon_id;
   const rest = await older(below, page.limit - ids.length + 1);
   const more = rest.length > page.limit - ids.length;
   const all = [...ids, ...rest.slice(0, page.limit - ids.length).map((r) => r.id)];
-  if (all.length === 0) return { items: [], next: null, prev: null };
-  return { items: all, next: more ? all[all.length - 1] : null, prev: all[0] };
+  if (all.length === 0) return { items: [], next: null, prev: null, live: null };
+  // The statuses from before the horizon were not in the feed's query: their state is read with them.
+  return { items: all, next: more ? all[all.length - 1] : null, prev: all[0], live: null };
 }
 
-export function homeTimeline(rt: Runtime, viewerId: string, page: Page): Promise<PageResult<string>> {
+export function homeTimeline(rt: Runtime, viewerId: string, page: Page): Promise<FeedPage> {
   return feedPage(
     rt,
+    viewerId,
     viewerId,
     page,
     async (below, limit) => (await homeCandidates(rt, rt.db, viewerId, limit, below)).rows,
   );
 }
 
-export async function listTimeline(
-  rt: Runtime,
-  viewerId: string,
-  listId: string,
-  page: Page,
-): Promise<PageResult<string>> {
+export async function listTimeline(rt: Runtime, viewerId: string, listId: string, page: Page): Promise<FeedPage> {
   const list = await ownList(rt.db, viewerId, listId);
-  return feedPage(rt, list.id, page, async (below, limit) => (await listCandidates(rt.db, list, limit, below)).rows);
+  return feedPage(
+    rt,
+    list.id,
+    viewerId,
+    page,
+    async (below, limit) => (await listCandidates(rt.db, list, limit, below)).rows,
+  );
 }
 
 export interface PublicQuery {

@@ -13,14 +13,16 @@ timelines.get("/api/v1/timelines/home", requireUser("read:statuses"), async (c) 
   const viewer = currentUser(c).accountId;
   const result = await homeTimeline(c.var.rt, viewer, pageParams(await params(c)));
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "home", dropHidden: true }));
+  const o = { viewerId: viewer, context: "home", dropHidden: true, live: result.live } as const;
+  return c.json(await renderStatuses(c.var.rt, result.items, o));
 });
 
 timelines.get("/api/v1/timelines/list/:list_id", requireUser("read:lists"), async (c) => {
   const viewer = currentUser(c).accountId;
   const result = await listTimeline(c.var.rt, viewer, pathId(c.req.param("list_id")), pageParams(await params(c)));
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "home", dropHidden: true }));
+  const o = { viewerId: viewer, context: "home", dropHidden: true, live: result.live } as const;
+  return c.json(await renderStatuses(c.var.rt, result.items, o));
 });
 
 const flag = z
