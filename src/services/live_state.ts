@@ -1,9 +1,9 @@
 // What changes all the time about the statuses of a page, in one query (one round trip): their
 // counters, their authors' counters, and the viewer's favourites, boosts, bookmarks, pins and muted
-// threads. The statuses are either listed, or a page of a feed that the same query reads: a home
-// timeline request is then a single round trip. Every timeline page runs it, so its SQL is written
-// out here and kept per shape rather than built with Kysely on every call: building that union cost
-// a tenth of a timeline request.
+// threads. The statuses are either listed, or (on PostgreSQL) a page of a feed that the same query
+// reads: a home timeline request is then a single round trip. Every timeline page runs it, so its
+// SQL is written out here and kept per shape rather than built with Kysely on every call: building
+// that union cost a tenth of a timeline request.
 import { CompiledQuery } from "kysely";
 import type { Dialect } from "../db/index.ts";
 import type { PagePlan } from "../db/paginate.ts";
@@ -138,37 +138,44 @@ function listedShape(dialect: Dialect, lengths: Record<List, number>, withViewer
   return { sql: aggregated(dialect, liveParts(b, isIn, has, withViewer)), params: b.params };
 }
 
-/**
- * A page of a feed (`feed_entries`, read as `plan` says), with `i,id` entries for the page's rows:
- * the statuses are those rows and the statuses they boost.
- */
-function feedShape(dialect: Dialect, plan: PagePlan): Shape {
-  const b = new ShapeBuilder(dialect);
+/** The `feed_entries` rows of a page of `plan` (feed, bounds and limit added to `b` in text order). */
+function pageRows(b: ShapeBuilder, plan: PagePlan, columns: string): string {
   // Parameters in the order the text uses them: SQLite's `?` are numbered by position.
   const feed = b.param("feed");
   const bounds = plan.bounds.map(({ op }, i) => ` and status_id ${op} ${b.param(`bound${i}`)}`).join("");
-  // PostgreSQL plans `= any(array(subquery))` as index lookups of a list computed once; for
-  // `in (subquery)` it may scan whole tables. SQLite does the former for `in (subquery)`.
-  const within = (query: string) => (dialect === "postgres" ? ` = any(array(${query}))` : ` in (${query})`);
+  return (
+    `select ${columns} from feed_entries where feed_id = ${feed}${bounds}` +
+    ` order by status_id ${plan.order} limit ${b.param("limit")}`
+  );
+}
+
+/**
+ * A page of a feed with `i,id` entries for its rows, on PostgreSQL. The statuses are the rows and
+ * the statuses they boost, and the accounts their authors: feed entries hold all of these, so the
+ * statuses table is not read (only for muted threads, and only when the viewer mutes any).
+ */
+function feedShape(plan: PagePlan): Shape {
+  const b = new ShapeBuilder("postgres");
+  // `= any(array(subquery))` is planned as index lookups of a list computed once; `in (subquery)`
+  // may be planned as a scan of the whole table. Each list of the page is computed once.
+  const within = (query: string) => ` = any(array(${query}))`;
   const page =
-    `with page as (select status_id from feed_entries where feed_id = ${feed}${bounds}` +
-    ` order by status_id ${plan.order} limit ${b.param("limit")}),` +
-    ` shown as (select id, account_id, conversation_id, reblog_of_id from statuses` +
-    ` where id${within("select status_id from page")}),` +
-    ` page_statuses as (select id, account_id, conversation_id from shown union all` +
-    ` select id, account_id, conversation_id from statuses where id${within("select reblog_of_id from shown")}) `;
-  const lists: Record<List, string> = {
-    statuses: "select id from page_statuses",
-    accounts: "select account_id from page_statuses",
-    conversations: "select conversation_id from page_statuses",
-    own: "",
+    `with page as materialized (${pageRows(b, plan, "status_id, account_id, reblog_of_id, reblog_author_id")}),` +
+    " page_statuses as materialized (select status_id as id from page" +
+    " union all select reblog_of_id from page where reblog_of_id is not null)," +
+    " page_accounts as materialized (select account_id from page" +
+    " union all select reblog_author_id from page where reblog_author_id is not null) ";
+  const isIn = (column: string, list: List) => {
+    if (list === "accounts") return column + within("select account_id from page_accounts");
+    if (list === "conversations") {
+      return `exists (select 1 from statuses s where s.id${within("select id from page_statuses")} and s.conversation_id = conversation_mutes.${column})`;
+    }
+    // The viewer's pins are of the viewer's own statuses: "own" needs no other condition.
+    return column + within("select id from page_statuses");
   };
-  const isIn = (column: string, list: List) =>
-    column +
-    within(list === "own" ? `select id from page_statuses where account_id = ${b.param("viewer")}` : lists[list]);
   const all = { statuses: true, accounts: true, conversations: true, own: true };
   const parts = ["select 'i,' || status_id as e from page", ...liveParts(b, isIn, all, true)];
-  return { sql: aggregated(dialect, parts, page), params: b.params };
+  return { sql: aggregated("postgres", parts, page), params: b.params };
 }
 
 const shapes = new Map<string, Shape>();
@@ -254,23 +261,34 @@ export async function loadLiveState(
 }
 
 /**
- * A page of the feed `feedId` read as `plan` says, in plan order, with the live state of its
- * statuses as `viewerId` (the feed's owner) sees them.
+ * A page of the feed `feedId` read as `plan` says, in plan order. On PostgreSQL, the same round trip
+ * brings the live state of its statuses as `viewerId` (the feed's owner) sees them. SQLite answers
+ * in-process, where a second statement costs no round trip and lists bound as values cost it less
+ * than lists computed inside the statement: there the live state is read afterwards, as for any list.
  */
 export async function loadFeedPage(
   rt: Runtime,
   feedId: string,
   plan: PagePlan,
   viewerId: string,
-): Promise<{ ids: string[]; live: LiveState }> {
-  const key = `feed:${rt.dialect}:${plan.order}:${plan.bounds.map((b) => b.op).join("")}`;
-  const shape = cachedShape(key, () => feedShape(rt.dialect, plan));
+): Promise<{ ids: string[]; live: LiveState | null }> {
+  const bounds = plan.bounds.map((b) => b.op).join("");
   const value = (from: Param): unknown[] => {
     if (from === "viewer") return [viewerId];
     if (from === "feed") return [feedId];
     if (from === "limit") return [plan.limit];
     return [plan.bounds[Number(from.slice("bound".length))].id];
   };
+  if (rt.dialect === "sqlite") {
+    const shape = cachedShape(`feed:sqlite:${plan.order}:${bounds}`, () => {
+      const b = new ShapeBuilder("sqlite");
+      return { sql: pageRows(b, plan, "status_id"), params: b.params };
+    });
+    const query = CompiledQuery.raw(shape.sql, shape.params.flatMap(value));
+    const { rows } = await rt.db.executeQuery<{ status_id: string }>(query);
+    return { ids: rows.map((r) => r.status_id), live: null };
+  }
+  const shape = cachedShape(`feed:pg:${plan.order}:${bounds}`, () => feedShape(plan));
   const { ids, live } = await run(rt, shape, value, true);
   // The entries come in no particular order. Ids are decimal numbers without leading zeros.
   const older = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
