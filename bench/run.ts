@@ -25,7 +25,7 @@ const CONNECTIONS = 50;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 20);
 const POSTS = Number(process.env.BENCH_POSTS ?? 60);
 const POSTS_PER_SECOND = 3;
-const POST_WARMUP = 5;
+const POST_WARMUP = 30;
 /** Where PostgreSQL on this host listens for local connections, as on Debian and Ubuntu. */
 const PG_SOCKET_DIR = "/var/run/postgresql";
 /**
@@ -204,7 +204,9 @@ async function benchDialect(dialect: string, databaseUrl: string, dataDir: strin
       }
     })();
     const headers = { authorization: `Bearer ${seeded.posterToken}`, "content-type": "application/json" };
-    // As with the GET load, the first requests warm the code paths up and are not counted.
+    // As with the GET load, the first requests warm up and are not counted: the code paths, and the
+    // statements a post runs on each pooled connection (PostgreSQL prepares a statement once per
+    // connection and plans its first five runs afresh; a server that has been running has done so).
     for (let i = 0; i < POST_WARMUP; i++) {
       const res = await fetch(`${base}/api/v1/statuses`, {
         method: "POST",
