@@ -22,7 +22,8 @@ const log = logger("server");
 
 /** Starts the roles asked for on a runtime made from `config` (and `options`, in every thread). */
 export async function start(config: Config, roles: Roles, options: RuntimeOptions = {}): Promise<Running> {
-  // The jobs get database connections of their own: a fan-out never holds up requests.
+  // The pool holds connections for the jobs on top of those for requests: a fan-out never leaves
+  // requests waiting for one.
   const poolSize = config.dbPool + (roles.worker ? JOB_CONCURRENCY : 0);
   const rt = await createRuntime(config, { poolSize, ...options });
   let http: Awaited<ReturnType<typeof listenHttp>> | null = null;

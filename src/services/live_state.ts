@@ -51,9 +51,6 @@ interface Shape {
   params: Param[];
 }
 
-/** Statuses named by id, with their authors, threads and which of them are the viewer's. */
-type Listed = Record<List, string[]>;
-
 /** Builds one shape's SQL; `param` adds a parameter and returns its placeholder ($1… or ?). */
 class ShapeBuilder {
   readonly params: Param[] = [];
@@ -234,7 +231,7 @@ export async function loadLiveState(
   accountIds: string[],
   viewer: { id: string; conversations: string[]; own: string[] } | null,
 ): Promise<LiveState> {
-  const lists: Listed = {
+  const lists: Record<List, string[]> = {
     statuses: statusIds,
     accounts: accountIds,
     conversations: viewer?.conversations ?? [],

@@ -18,8 +18,8 @@ export interface FeedPage extends PageResult<string> {
 }
 
 /**
- * A page of a feed, read with the live state of its statuses in one round trip (every home timeline
- * request reads one); past the feed's horizon, `older` supplies what the trimmed entries held.
+ * A page of a feed, with the live state of its statuses where the same query reads it (every home
+ * timeline request reads one); past the feed's horizon, `older` supplies what the trimmed entries held.
  */
 async function feedPage(rt: Runtime, feedId: string, ownerId: string, page: Page, older: Older): Promise<FeedPage> {
   const read = await loadFeedPage(rt, feedId, pagePlan(page), ownerId);

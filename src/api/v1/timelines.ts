@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "../../domain/errors.ts";
 import { renderStatuses } from "../../serializers/status.ts";
-import { homeTimeline, listTimeline, publicTimeline, tagTimeline } from "../../services/timelines.ts";
+import { type FeedPage, homeTimeline, listTimeline, publicTimeline, tagTimeline } from "../../services/timelines.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { type Ctx, params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
@@ -11,19 +11,21 @@ export const timelines = router();
 
 timelines.get("/api/v1/timelines/home", requireUser("read:statuses"), async (c) => {
   const viewer = currentUser(c).accountId;
-  const result = await homeTimeline(c.var.rt, viewer, pageParams(await params(c)));
-  setLinkHeader(c, c.var.rt.config.origin, result);
-  const o = { viewerId: viewer, context: "home", dropHidden: true, live: result.live } as const;
-  return c.json(await renderStatuses(c.var.rt, result.items, o));
+  return feedResponse(c, viewer, await homeTimeline(c.var.rt, viewer, pageParams(await params(c))));
 });
 
 timelines.get("/api/v1/timelines/list/:list_id", requireUser("read:lists"), async (c) => {
   const viewer = currentUser(c).accountId;
   const result = await listTimeline(c.var.rt, viewer, pathId(c.req.param("list_id")), pageParams(await params(c)));
-  setLinkHeader(c, c.var.rt.config.origin, result);
-  const o = { viewerId: viewer, context: "home", dropHidden: true, live: result.live } as const;
-  return c.json(await renderStatuses(c.var.rt, result.items, o));
+  return feedResponse(c, viewer, result);
 });
+
+/** A page of a home or list feed, with the live state read along with it where there is one. */
+async function feedResponse(c: Ctx, viewer: string, page: FeedPage) {
+  setLinkHeader(c, c.var.rt.config.origin, page);
+  const o = { viewerId: viewer, context: "home", dropHidden: true, live: page.live } as const;
+  return c.json(await renderStatuses(c.var.rt, page.items, o));
+}
 
 const flag = z
   .unknown()
