@@ -2,7 +2,6 @@
 // the `jobs` table, written in the same transaction as the change that causes them. Workers claim due
 // jobs with a lease, retry failures with exponential backoff, and pick up expired leases after a crash.
 // On PostgreSQL, claims use FOR UPDATE SKIP LOCKED and NOTIFY wakes workers in every process.
-import { sql } from "kysely";
 import pg from "pg";
 import type { Db, Dialect } from "../db/index.ts";
 import { newId } from "../domain/ids.ts";
@@ -24,6 +23,7 @@ export type Dispatch = (type: string, payload: unknown) => Promise<void>;
 const log = logger("jobs");
 const LEASE_MS = 5 * 60_000;
 const MAX_BACKOFF_MS = 6 * 3600_000;
+/** The channel migration 0019's trigger notifies when jobs are added. */
 const CHANNEL = "rookery_jobs";
 /** On SQLite, the bus channel on which threads that add jobs wake the one that runs them. */
 const WAKE = "jobs:wake";
@@ -83,10 +83,8 @@ export class Queue {
         created_at: now,
       })
       .execute();
-    if (this.#dialect === "postgres") {
-      // Delivered when the transaction commits, to every listening process.
-      await sql`SELECT pg_notify(${CHANNEL}, '')`.execute(db);
-    } else {
+    // On PostgreSQL, the insert's trigger notifies every listening process (migration 0019).
+    if (this.#dialect === "sqlite") {
       // A claim issued now, here or in another thread, waits for the enclosing transaction to commit:
       // that transaction holds SQLite's write lock from its start.
       this.wake();

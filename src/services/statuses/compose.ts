@@ -64,15 +64,23 @@ export async function renderDraft(rt: Runtime, d: Draft, defaultLanguage: string
   return { content, mentions: [...new Map([...resolved.values()].map((m) => [m.id, m])).values()], tags, language };
 }
 
-/** Replaces the status's mentions; returns the accounts mentioned for the first time. */
-export async function writeMentions(db: Db, statusId: string, accountIds: string[]): Promise<string[]> {
+/** Adds mentions of these accounts to a status, in one statement. */
+export async function addMentions(db: Db, statusId: string, accountIds: string[]): Promise<void> {
+  if (accountIds.length === 0) return;
+  await db
+    .insertInto("status_mentions")
+    .values(accountIds.map((accountId) => ({ id: newId(), status_id: statusId, account_id: accountId })))
+    .execute();
+}
+
+/** Replaces an edited status's mentions; returns the accounts mentioned for the first time. */
+export async function replaceMentions(db: Db, statusId: string, accountIds: string[]): Promise<string[]> {
   const existing = new Set(
     (await db.selectFrom("status_mentions").select("account_id").where("status_id", "=", statusId).execute()).map(
       (r) => r.account_id,
     ),
   );
-  const wanted = new Set(accountIds);
-  const removed = [...existing].filter((id) => !wanted.has(id));
+  const removed = [...existing].filter((id) => !accountIds.includes(id));
   if (removed.length > 0) {
     await db
       .deleteFrom("status_mentions")
@@ -81,26 +89,36 @@ export async function writeMentions(db: Db, statusId: string, accountIds: string
       .execute();
   }
   const added = accountIds.filter((id) => !existing.has(id));
-  for (const accountId of added) {
-    await db
-      .insertInto("status_mentions")
-      .values({ id: newId(), status_id: statusId, account_id: accountId })
-      .execute();
-  }
+  await addMentions(db, statusId, added);
   return added;
 }
 
-/** Replaces the status's hashtags, creating tags met for the first time. */
-export async function writeTags(db: Db, statusId: string, names: string[], at: Date): Promise<void> {
-  await db.deleteFrom("status_tags").where("status_id", "=", statusId).execute();
+/** Adds hashtags to a status, creating the tags met for the first time: two statements for any number. */
+export async function addTags(db: Db, statusId: string, names: string[], at: Date): Promise<void> {
   const byKey = new Map(names.map((n) => [normalizeHashtag(n), n]));
-  for (const [name, display] of byKey) {
-    await db
-      .insertInto("tags")
-      .values({ id: newId(), name, display_name: display, last_status_at: at, created_at: at })
-      .onConflict((oc) => oc.column("name").doUpdateSet({ last_status_at: at }))
-      .execute();
-    const tag = await db.selectFrom("tags").select("id").where("name", "=", name).executeTakeFirstOrThrow();
-    await db.insertInto("status_tags").values({ tag_id: tag.id, status_id: statusId }).execute();
-  }
+  if (byKey.size === 0) return;
+  const tags = await db
+    .insertInto("tags")
+    .values(
+      [...byKey].map(([name, display]) => ({
+        id: newId(),
+        name,
+        display_name: display,
+        last_status_at: at,
+        created_at: at,
+      })),
+    )
+    .onConflict((oc) => oc.column("name").doUpdateSet({ last_status_at: at }))
+    .returning("id")
+    .execute();
+  await db
+    .insertInto("status_tags")
+    .values(tags.map((t) => ({ tag_id: t.id, status_id: statusId })))
+    .execute();
+}
+
+/** Replaces an edited status's hashtags. */
+export async function replaceTags(db: Db, statusId: string, names: string[], at: Date): Promise<void> {
+  await db.deleteFrom("status_tags").where("status_id", "=", statusId).execute();
+  await addTags(db, statusId, names, at);
 }

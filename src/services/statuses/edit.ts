@@ -7,7 +7,7 @@ import { statusesChanged } from "../../serializers/cache.ts";
 import { checkPoll, createPoll, type NewPoll } from "../polls.ts";
 import { userSettings } from "../preferences.ts";
 import { type StatusRow, visibleStatus } from "../visibility.ts";
-import { checkDraft, type Draft, renderDraft, writeMentions, writeTags } from "./compose.ts";
+import { checkDraft, type Draft, renderDraft, replaceMentions, replaceTags } from "./compose.ts";
 import { statusEdited } from "./side_effects.ts";
 
 export interface StatusChanges extends Draft {
@@ -90,12 +90,12 @@ export async function editStatus(
       language: rendered.language,
     };
     await recordVersion(trx, updated, now);
-    const newlyMentioned = await writeMentions(
+    const newlyMentioned = await replaceMentions(
       trx,
       id,
       rendered.mentions.map((m) => m.id),
     );
-    await writeTags(trx, id, rendered.tags, now);
+    await replaceTags(trx, id, rendered.tags, now);
     if (poll) {
       if (row.poll_id) await trx.deleteFrom("polls").where("id", "=", row.poll_id).execute();
       await createPoll(rt, trx, id, user.accountId, poll);

@@ -8,7 +8,7 @@ import type { Runtime } from "../../runtime.ts";
 import { checkPoll, createPoll, type NewPoll } from "../polls.ts";
 import { userSettings } from "../preferences.ts";
 import { visibleStatus } from "../visibility.ts";
-import { checkDraft, type Draft, renderDraft, VISIBILITIES, writeMentions, writeTags } from "./compose.ts";
+import { addMentions, addTags, checkDraft, type Draft, renderDraft, VISIBILITIES } from "./compose.ts";
 import { statusPosted } from "./side_effects.ts";
 
 export interface NewStatus extends Draft {
@@ -93,12 +93,12 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
       })
       .execute();
     await trx.insertInto("status_stats").values({ status_id: id }).execute();
-    await writeMentions(
+    await addMentions(
       trx,
       id,
       rendered.mentions.map((m) => m.id),
     );
-    await writeTags(trx, id, rendered.tags, now);
+    await addTags(trx, id, rendered.tags, now);
     if (poll) await createPoll(rt, trx, id, author.accountId, poll);
     await trx
       .updateTable("account_stats")
