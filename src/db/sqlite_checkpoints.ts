@@ -6,8 +6,8 @@
 // A PASSIVE checkpoint never makes the log start afresh, though: under writes that never pause (a
 // large fan-out), it grows without end, and every read slows down with it. Past `restartLogAt`
 // pages, the checkpoint waits for the writer of the moment and then has the next one write from the
-// start of the log (RESTART); writers wait for it. The connections cut the file back to 64 MB when
-// that happens (journal_size_limit, in sqlite.ts).
+// start of the log (RESTART); writers wait for it. The file keeps its size, unless a burst made it
+// larger than the connections' journal_size_limit (sqlite.ts).
 
 import { DatabaseSync } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";
