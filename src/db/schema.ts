@@ -506,6 +506,11 @@ export interface FeedHorizonsTable {
   horizon_id: string;
 }
 
+/** One row while the feeds are whole; PostgreSQL empties it with them after a crash (migration 0020). */
+export interface FeedsIntactTable {
+  intact: boolean;
+}
+
 export interface PollsTable {
   id: string;
   status_id: string;
@@ -598,6 +603,7 @@ export interface Database {
   tag_follows: TagFollowsTable;
   feed_entries: FeedEntriesTable;
   feed_horizons: FeedHorizonsTable;
+  feeds_intact: FeedsIntactTable;
   polls: PollsTable;
   poll_votes: PollVotesTable;
   scheduled_statuses: ScheduledStatusesTable;

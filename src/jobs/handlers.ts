@@ -1,7 +1,7 @@
 // Every job type and the function that runs it. Areas add their handlers here.
 import type { Runtime } from "../runtime.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
-import { mergeAuthor, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
+import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
 import { deliverMail } from "../services/mail.ts";
 import { expirePoll } from "../services/polls.ts";
 import { publishScheduled } from "../services/scheduled_statuses.ts";
@@ -19,6 +19,7 @@ const handlers: Handlers = {
   "feeds.unmerge": unmergeAuthor,
   "feeds.remove": removeStatuses,
   "feeds.trim": trimFeeds,
+  "feeds.rebuild": rebuildFeeds,
   "polls.expire": expirePoll,
   "statuses.publish_scheduled": publishScheduled,
 };

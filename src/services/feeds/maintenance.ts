@@ -15,6 +15,8 @@ declare module "../../jobs/queue.ts" {
     "feeds.remove": { statusIds: string[] };
     /** Trims every feed to its newest entries; runs every few minutes. */
     "feeds.trim": Record<string, never>;
+    /** Rebuilds the home feeds of local accounts, a chunk at a time, past `after` (see restoreFeeds). */
+    "feeds.rebuild": { after?: string };
   }
 }
 
@@ -22,6 +24,9 @@ declare module "../../jobs/queue.ts" {
 export const FEED_SIZE = 800;
 const MERGE_SIZE = 80;
 const TRIM_EVERY_MS = 10 * 60_000;
+const REBUILD_CHUNK = 50;
+/** The horizon of a feed that holds nothing for certain: it reads everything from the statuses. */
+const NOTHING_CERTAIN = "9223372036854775807";
 
 /** Newest-first ids of the statuses that belong in `ownerId`'s home feed, below `below` if given. */
 export function homeCandidates(rt: Runtime, db: Db, ownerId: string, limit: number, below?: string, authorId?: string) {
@@ -134,12 +139,16 @@ export async function removeStatuses(rt: Runtime, { statusIds }: { statusIds: st
   await rt.db.deleteFrom("feed_entries").where("status_id", "in", statusIds).execute();
 }
 
-/** Empties a home feed and fills it again with its newest statuses (`rookery feeds rebuild`). */
+/**
+ * Empties a home feed and fills it again with its newest statuses (`rookery feeds rebuild`). The
+ * statuses are read after the feed is emptied, in the same transaction, so that a fan-out running
+ * meanwhile loses nothing.
+ */
 export async function rebuildHomeFeed(rt: Runtime, ownerId: string): Promise<number> {
-  const rows = (await homeCandidates(rt, rt.db, ownerId, FEED_SIZE)).rows;
-  await rt.db.transaction().execute(async (trx) => {
+  return rt.db.transaction().execute(async (trx) => {
     await trx.deleteFrom("feed_entries").where("feed_id", "=", ownerId).execute();
     await trx.deleteFrom("feed_horizons").where("feed_id", "=", ownerId).execute();
+    const rows = (await homeCandidates(rt, trx, ownerId, FEED_SIZE)).rows;
     await insertCollapsed(trx, ownerId, rows);
     if (rows.length === FEED_SIZE) {
       await trx
@@ -147,8 +156,46 @@ export async function rebuildHomeFeed(rt: Runtime, ownerId: string): Promise<num
         .values({ feed_id: ownerId, horizon_id: rows[rows.length - 1].id })
         .execute();
     }
+    return rows.length;
   });
-  return rows.length;
+}
+
+/** Rebuilds the home feeds of local accounts, a chunk at a time. */
+export async function rebuildFeeds(rt: Runtime, { after }: { after?: string }): Promise<void> {
+  const owners = await rt.db
+    .selectFrom("users")
+    .select("account_id")
+    .where("account_id", ">", after ?? "0")
+    .orderBy("account_id")
+    .limit(REBUILD_CHUNK)
+    .execute();
+  for (const { account_id } of owners) await rebuildHomeFeed(rt, account_id);
+  if (owners.length === REBUILD_CHUNK) await rt.queue.enqueue("feeds.rebuild", { after: owners.at(-1)!.account_id });
+}
+
+/**
+ * On PostgreSQL, feeds are lost in a crash (migration 0020), and `feeds_intact` with them. The first
+ * worker to start after that puts its row back and, in the same transaction, has every feed read
+ * from the statuses (a horizon above every status) until a job has rebuilt the home feeds. A list
+ * feed reads from the statuses until trimming finds it long enough to hold its newest statuses.
+ */
+export async function restoreFeeds(rt: Runtime): Promise<void> {
+  await rt.db.transaction().execute(async (trx) => {
+    const restoring = await trx
+      .insertInto("feeds_intact")
+      .values({ intact: true })
+      .onConflict((oc) => oc.column("intact").doNothing())
+      .returning("intact")
+      .executeTakeFirst();
+    if (!restoring) return;
+    logger("feeds").warn("The feeds were lost in a crash: timelines read from the statuses while they are rebuilt");
+    await sql`
+      insert into feed_horizons (feed_id, horizon_id)
+      select id, ${NOTHING_CERTAIN} from (select account_id as id from users union all select id from lists) feeds
+      where true -- SQLite would read the "on" below as the join's
+      on conflict (feed_id) do update set horizon_id = excluded.horizon_id`.execute(trx);
+    await rt.queue.enqueue("feeds.rebuild", {}, {}, trx);
+  });
 }
 
 /** Cuts every feed longer than FEED_SIZE back to its newest entries, remembering where it ends. */
