@@ -1,8 +1,10 @@
 // On PostgreSQL, the feeds go without the write-ahead log. A post adds an entry to the feed of every
 // follower, each in a different page of the feed index: with 10,000 followers, about 2 MB of log a
-// post, and after every checkpoint a full image of each page touched (80 MB), which the commits of
-// everyone else then wait behind. Feeds hold nothing that the statuses and follows don't (as
-// Mastodon's feeds in Redis), so they may be lost: PostgreSQL empties unlogged tables after a crash.
+// post, and 30 MB or more right after a checkpoint (a full image of every page it is first to touch).
+// That volume brought on checkpoints every minute or so under steady posting, and the commits of
+// everyone else waited behind it (posts took up to 150 ms). Feeds hold nothing that the statuses
+// and follows don't (like Mastodon's feeds in Redis), so they may be lost: PostgreSQL empties
+// unlogged tables after a crash (not after a clean shutdown).
 // `feeds_intact` is emptied along with them; a worker that finds it empty restores the feeds
 // (restoreFeeds in services/feeds/maintenance.ts). SQLite keeps its feeds in the log as before.
 import { type Kysely, SqliteAdapter, sql } from "kysely";
