@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { availableParallelism } from "node:os";
 import { test } from "node:test";
 import { ConfigError, loadConfig } from "../src/config.ts";
 
@@ -36,4 +37,22 @@ test("a wrong value stops the start with one line naming the variable", () => {
       JSON.stringify(env),
     );
   }
+});
+
+test("web threads: one per core (at most 4), leaving a core to PostgreSQL on the same machine", () => {
+  const cores = availableParallelism();
+  const threads = (env: Record<string, string>) => loadConfig(env).webThreads;
+  assert.equal(threads({}), Math.min(cores, 4));
+  assert.equal(threads({ DATABASE_URL: "postgres://rookery@db.example.com:5432/rookery" }), Math.min(cores, 4));
+  const local = Math.max(1, Math.min(cores - 1, 4));
+  for (const url of [
+    "postgres://rookery@127.0.0.1:5432/rookery",
+    "postgres://rookery@localhost/rookery",
+    "postgres://rookery@[::1]:5432/rookery",
+    "postgres://rookery@%2Fvar%2Frun%2Fpostgresql/rookery",
+    "postgresql:///rookery?host=/var/run/postgresql",
+  ]) {
+    assert.equal(threads({ DATABASE_URL: url }), local, url);
+  }
+  assert.equal(threads({ DATABASE_URL: "postgres://rookery@127.0.0.1/rookery", WEB_THREADS: "3" }), 3);
 });
