@@ -171,7 +171,11 @@ function feedShape(plan: PagePlan): Shape {
     return column + within("select id from page_statuses");
   };
   const all = { statuses: true, accounts: true, conversations: true, own: true };
-  const parts = ["select 'i,' || status_id as e from page", ...liveParts(b, isIn, all, true)];
+  const parts = [
+    "select 'i,' || status_id as e from page",
+    `select 'h,' || horizon_id as e from feed_horizons where feed_id = ${b.param("feed")}`,
+    ...liveParts(b, isIn, all, true),
+  ];
   return { sql: aggregated("postgres", parts, page), params: b.params };
 }
 
@@ -194,12 +198,13 @@ async function run(
   shape: Shape,
   value: (from: Param) => unknown[],
   withViewer: boolean,
-): Promise<{ live: LiveState; ids: string[] }> {
+): Promise<{ live: LiveState; ids: string[]; horizon: string | null }> {
   const values = shape.params.flatMap(value);
   const { rows } = await rt.db.executeQuery<{ entries: string | null }>(CompiledQuery.raw(shape.sql, values));
   const stats = new Map<string, StatusCounters>();
   const accounts = new Map<string, AccountCounters>();
   const ids: string[] = [];
+  let horizon: string | null = null;
   const byKind: Record<string, Set<string>> = { f: new Set(), b: new Set(), p: new Set(), r: new Set(), m: new Set() };
   for (const entry of rows[0]?.entries?.split(";") ?? []) {
     const [kind, id, a, b, c, d] = entry.split(",");
@@ -214,6 +219,8 @@ async function run(
       });
     } else if (kind === "i") {
       ids.push(id);
+    } else if (kind === "h") {
+      horizon = id;
     } else {
       byKind[kind]?.add(id);
     }
@@ -221,7 +228,7 @@ async function run(
   const flags = withViewer
     ? { favourited: byKind.f, bookmarked: byKind.b, pinned: byKind.p, reblogged: byKind.r, muted: byKind.m }
     : null;
-  return { live: { stats, accounts, flags }, ids };
+  return { live: { stats, accounts, flags }, ids, horizon };
 }
 
 /** The live state of listed statuses; `viewer` adds the viewer's flags. */
@@ -258,17 +265,19 @@ export async function loadLiveState(
 }
 
 /**
- * A page of the feed `feedId` read as `plan` says, in plan order. On PostgreSQL, the same round trip
- * brings the live state of its statuses as `viewerId` (the feed's owner) sees them. SQLite answers
- * in-process, where a second statement costs no round trip and lists bound as values cost it less
- * than lists computed inside the statement: there the live state is read afterwards, as for any list.
+ * A page of the feed `feedId` read as `plan` says, in plan order, with the feed's horizon read in the
+ * same statement: read apart, a rebuild or a trim between the two could pair a page with a horizon
+ * it does not go with. On PostgreSQL, the same round trip brings the live state of its statuses as
+ * `viewerId` (the feed's owner) sees them. SQLite answers in-process, where a second statement costs
+ * no round trip and lists bound as values cost it less than lists computed inside the statement:
+ * there the live state is read afterwards, as for any list.
  */
 export async function loadFeedPage(
   rt: Runtime,
   feedId: string,
   plan: PagePlan,
   viewerId: string,
-): Promise<{ ids: string[]; live: LiveState | null }> {
+): Promise<{ ids: string[]; horizon: string | null; live: LiveState | null }> {
   const bounds = plan.bounds.map((b) => b.op).join("");
   const value = (from: Param): unknown[] => {
     if (from === "viewer") return [viewerId];
@@ -276,19 +285,24 @@ export async function loadFeedPage(
     if (from === "limit") return [plan.limit];
     return [plan.bounds[Number(from.slice("bound".length))].id];
   };
+  let read: { ids: string[]; horizon: string | null; live: LiveState | null };
   if (rt.dialect === "sqlite") {
     const shape = cachedShape(`feed:sqlite:${plan.order}:${bounds}`, () => {
       const b = new ShapeBuilder("sqlite");
-      return { sql: pageRows(b, plan, "status_id"), params: b.params };
+      const page = pageRows(b, plan, "status_id");
+      const horizon = `select horizon_id, 1 from feed_horizons where feed_id = ${b.param("feed")}`;
+      return { sql: `select status_id as id, 0 as horizon from (${page}) union all ${horizon}`, params: b.params };
     });
     const query = CompiledQuery.raw(shape.sql, shape.params.flatMap(value));
-    const { rows } = await rt.db.executeQuery<{ status_id: string }>(query);
-    return { ids: rows.map((r) => r.status_id), live: null };
+    const { rows } = await rt.db.executeQuery<{ id: string; horizon: number | bigint }>(query);
+    const horizon = rows.find((r) => Number(r.horizon) === 1)?.id ?? null;
+    read = { ids: rows.filter((r) => Number(r.horizon) === 0).map((r) => r.id), horizon, live: null };
+  } else {
+    const shape = cachedShape(`feed:pg:${plan.order}:${bounds}`, () => feedShape(plan));
+    read = await run(rt, shape, value, true);
   }
-  const shape = cachedShape(`feed:pg:${plan.order}:${bounds}`, () => feedShape(plan));
-  const { ids, live } = await run(rt, shape, value, true);
   // The entries come in no particular order. Ids are decimal numbers without leading zeros.
   const older = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-  ids.sort(plan.order === "asc" ? older : (a, b) => older(b, a));
-  return { ids, live };
+  read.ids.sort(plan.order === "asc" ? older : (a, b) => older(b, a));
+  return read;
 }

@@ -26,14 +26,10 @@ async function feedPage(rt: Runtime, feedId: string, ownerId: string, page: Page
   const result = cutPage(read.ids, page, (id) => id);
   const ids = result.items;
   if (ids.length === page.limit || page.minId || page.sinceId) return { ...result, live: read.live };
-  const horizon = await rt.db
-    .selectFrom("feed_horizons")
-    .select("horizon_id")
-    .where("feed_id", "=", feedId)
-    .executeTakeFirst();
+  const horizon = read.horizon;
   if (!horizon) return { ...result, live: read.live };
   const last = ids.at(-1) ?? page.maxId;
-  const below = last && BigInt(last) < BigInt(horizon.horizon_id) ? last : horizon.horizon_id;
+  const below = last && BigInt(last) < BigInt(horizon) ? last : horizon;
   const rest = await older(below, page.limit - ids.length + 1);
   const more = rest.length > page.limit - ids.length;
   const all = [...ids, ...rest.slice(0, page.limit - ids.length).map((r) => r.id)];
