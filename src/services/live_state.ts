@@ -294,9 +294,9 @@ export async function loadFeedPage(
       return { sql: `select status_id as id, 0 as horizon from (${page}) union all ${horizon}`, params: b.params };
     });
     const query = CompiledQuery.raw(shape.sql, shape.params.flatMap(value));
-    const { rows } = await rt.db.executeQuery<{ id: string; horizon: number | bigint }>(query);
-    const horizon = rows.find((r) => Number(r.horizon) === 1)?.id ?? null;
-    read = { ids: rows.filter((r) => Number(r.horizon) === 0).map((r) => r.id), horizon, live: null };
+    const { rows } = await rt.db.executeQuery<{ id: string; horizon: 0 | 1 }>(query);
+    const horizon = rows.find((r) => r.horizon === 1)?.id ?? null;
+    read = { ids: rows.filter((r) => r.horizon === 0).map((r) => r.id), horizon, live: null };
   } else {
     const shape = cachedShape(`feed:pg:${plan.order}:${bounds}`, () => feedShape(plan));
     read = await run(rt, shape, value, true);

@@ -26,7 +26,7 @@ async function feedPage(rt: Runtime, feedId: string, ownerId: string, page: Page
   const result = cutPage(read.ids, page, (id) => id);
   const ids = result.items;
   if (ids.length === page.limit || page.minId || page.sinceId) return { ...result, live: read.live };
-  const horizon = read.horizon;
+  const { horizon } = read;
   if (!horizon) return { ...result, live: read.live };
   const last = ids.at(-1) ?? page.maxId;
   const below = last && BigInt(last) < BigInt(horizon) ? last : horizon;
