@@ -5,9 +5,9 @@ import { sql } from "kysely";
 import { idAt, newId } from "../src/domain/ids.ts";
 import { hashPassword } from "../src/domain/secrets.ts";
 import type { Runtime } from "../src/runtime.ts";
-import { createApplication } from "../src/services/apps.ts";
+import { createApplication } from "../src/services/auth/apps.ts";
+import { issueToken } from "../src/services/auth/tokens.ts";
 import { rebuildHomeFeed } from "../src/services/feeds/maintenance.ts";
-import { issueToken } from "../src/services/tokens.ts";
 
 export const SEED = { authors: 2000, statusesPerAuthor: 100, readerFollows: 500, posterFollowers: 10_000 };
 

@@ -2,7 +2,7 @@
 // on whichever database the suite runs (test/cli.test.ts runs the commands themselves).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createAccountAsOperator, listUsers, modifyUser } from "../src/services/admin_accounts.ts";
+import { createAccountAsOperator, listUsers, modifyUser } from "../src/services/moderation/admin_accounts.ts";
 import { startMailbox } from "./mailbox.ts";
 import { startServer, type TestServer } from "./rig.ts";
 

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
 import { newId } from "../src/domain/ids.ts";
-import { isoWeek } from "../src/services/auth.ts";
-import { addRule, blockDomain, publishTerms, removeRule, setSiteText } from "../src/services/instance.ts";
+import { isoWeek } from "../src/services/auth/authenticate.ts";
+import { addRule, blockDomain, publishTerms, removeRule, setSiteText } from "../src/services/instance/instance.ts";
 import { assertEntity } from "./conformance.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 

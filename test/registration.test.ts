@@ -1,7 +1,7 @@
 // Signing up through an app, in each registration mode, and confirming the email address.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { modifyUser } from "../src/services/admin_accounts.ts";
+import { modifyUser } from "../src/services/moderation/admin_accounts.ts";
 import { startMailbox } from "./mailbox.ts";
 import { startServer, type TestServer } from "./rig.ts";
 

@@ -15,9 +15,9 @@ import type { Role } from "../src/db/schema.ts";
 import { startWorker } from "../src/jobs/worker.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";
-import { createLocalUser } from "../src/services/accounts.ts";
-import { createApplication } from "../src/services/apps.ts";
-import { issueToken } from "../src/services/tokens.ts";
+import { createLocalUser } from "../src/services/accounts/accounts.ts";
+import { createApplication } from "../src/services/auth/apps.ts";
+import { issueToken } from "../src/services/auth/tokens.ts";
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
 export const dialectUnderTest = TEST_DATABASE_URL ? "postgres" : "sqlite";

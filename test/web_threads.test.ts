@@ -11,9 +11,9 @@ import { after, before, test } from "node:test";
 import { loadConfig } from "../src/config.ts";
 import { configureLogging } from "../src/log.ts";
 import { type Running, start } from "../src/server.ts";
-import { createLocalUser } from "../src/services/accounts.ts";
-import { createApplication } from "../src/services/apps.ts";
-import { issueToken } from "../src/services/tokens.ts";
+import { createLocalUser } from "../src/services/accounts/accounts.ts";
+import { createApplication } from "../src/services/auth/apps.ts";
+import { issueToken } from "../src/services/auth/tokens.ts";
 import { adminQuery, TEST_DATABASE_URL } from "./rig.ts";
 
 const THREADS = 3;

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../domain/errors.ts";
 import { grants } from "../domain/scopes.ts";
 import { INACTIVE_MESSAGES, inactiveReason } from "../domain/user_state.ts";
-import { type Auth, type AuthUser, authenticate } from "../services/auth.ts";
+import { type Auth, type AuthUser, authenticate } from "../services/auth/authenticate.ts";
 import type { AppEnv, Ctx } from "./hono.ts";
 
 /** The bearer token of a request: `Authorization: Bearer …`, or an `access_token` query parameter. */

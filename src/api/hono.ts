@@ -2,7 +2,7 @@
 import type { HttpBindings } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import type { Runtime } from "../runtime.ts";
-import type { Auth } from "../services/auth.ts";
+import type { Auth } from "../services/auth/authenticate.ts";
 import { type Params, requestParams } from "./params.ts";
 
 export interface AppEnv {

@@ -1,7 +1,7 @@
 // The filtering parameters shared by /api/v1/notifications and /api/v2/notifications.
 import { z } from "zod";
 import { isId } from "../domain/ids.ts";
-import type { GroupQuery } from "../services/notification_groups.ts";
+import type { GroupQuery } from "../services/notifications/groups.ts";
 import type { Params } from "./params.ts";
 import { parse, zBool, zInt, zStrings, zText } from "./validate.ts";
 

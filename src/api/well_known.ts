@@ -1,7 +1,7 @@
 // NodeInfo (2.0 and 2.1, from one document) and host-meta, for crawlers and other servers.
 
 import type { Runtime } from "../runtime.ts";
-import { activeUsers, instanceCached, stats } from "../services/instance.ts";
+import { activeUsers, instanceCached, stats } from "../services/instance/instance.ts";
 import { ROOKERY_VERSION } from "../version.ts";
 import { router } from "./hono.ts";
 

@@ -2,7 +2,7 @@
 import type { Role } from "../db/schema.ts";
 import { ApiError } from "../domain/errors.ts";
 import { ROLE_NAMES } from "../domain/roles.ts";
-import { createAccountAsOperator, listUsers, modifyUser } from "../services/admin_accounts.ts";
+import { createAccountAsOperator, listUsers, modifyUser } from "../services/moderation/admin_accounts.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 
 function roleOf(value: string | undefined): Role | undefined {

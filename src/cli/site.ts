@@ -13,7 +13,7 @@ import {
   siteText,
   termsVersions,
   unblockDomain,
-} from "../services/instance.ts";
+} from "../services/instance/instance.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 
 async function run(fn: () => Promise<void>): Promise<void> {

@@ -3,8 +3,8 @@ import type { Runtime } from "../runtime.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
 import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
 import { deliverMail } from "../services/mail.ts";
-import { expirePoll } from "../services/polls.ts";
-import { publishScheduled } from "../services/scheduled_statuses.ts";
+import { expirePoll } from "../services/statuses/polls.ts";
+import { publishScheduled } from "../services/statuses/scheduled.ts";
 import { notifyBoosters, notifySubscribers } from "../services/statuses/side_effects.ts";
 import type { Dispatch, JobPayloads, JobType } from "./queue.ts";
 

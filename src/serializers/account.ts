@@ -6,7 +6,7 @@ import { urls } from "../domain/urls.ts";
 import { stillKey } from "../media/images.ts";
 import { mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
-import type { AccountCounters } from "../services/live_state.ts";
+import type { AccountCounters } from "../services/statuses/live_state.ts";
 import { renderCaches } from "./cache.ts";
 
 export type AccountRow = Selectable<AccountsTable> &

@@ -1,5 +1,5 @@
 // The Application entity (and CredentialApplication, with the secret, right after registration).
-import type { Application } from "../services/apps.ts";
+import type { Application } from "../services/auth/apps.ts";
 
 export function renderApplication(app: Application, vapidKey: string) {
   return {

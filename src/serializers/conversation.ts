@@ -1,7 +1,7 @@
 // The Conversation entity: the other participants (or the viewer alone, writing to themself), the
 // latest status and the unread flag.
 import type { Runtime } from "../runtime.ts";
-import type { ConversationRow } from "../services/conversations.ts";
+import type { ConversationRow } from "../services/statuses/conversations.ts";
 import { renderAccounts } from "./account.ts";
 import { renderStatuses } from "./status.ts";
 

@@ -1,7 +1,7 @@
 // The FeaturedTag entity.
 import { urls } from "../domain/urls.ts";
 import type { Runtime } from "../runtime.ts";
-import type { FeaturedTag } from "../services/featured_tags.ts";
+import type { FeaturedTag } from "../services/accounts/featured_tags.ts";
 
 export function renderFeaturedTag(rt: Runtime, f: FeaturedTag) {
   return {

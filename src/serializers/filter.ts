@@ -1,6 +1,6 @@
 // Filter, FilterKeyword, FilterStatus, FilterResult and the v1 Filter entities.
 import type { FilterMatch, FilterSummary } from "../domain/filters.ts";
-import type { Filter, FilterKeyword, FilterStatus, FilterWithRules } from "../services/filters.ts";
+import type { Filter, FilterKeyword, FilterStatus, FilterWithRules } from "../services/filters/filters.ts";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

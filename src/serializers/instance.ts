@@ -11,8 +11,8 @@ import {
   rules,
   stats,
   type TermsVersion,
-} from "../services/instance.ts";
-import { vapidKeys } from "../services/vapid.ts";
+} from "../services/instance/instance.ts";
+import { vapidKeys } from "../services/push/vapid.ts";
 import { MASTODON_API_VERSION, VERSION_STRING } from "../version.ts";
 import { renderAccountById } from "./account.ts";
 

@@ -1,5 +1,5 @@
 // The Marker entity, as the map Mastodon answers with: `{ "home": {…}, "notifications": {…} }`.
-import type { Marker } from "../services/markers.ts";
+import type { Marker } from "../services/feeds/markers.ts";
 
 export function renderMarkers(markers: Marker[]) {
   const out: Record<string, { last_read_id: string; version: number; updated_at: string }> = {};

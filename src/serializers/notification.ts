@@ -2,9 +2,9 @@
 // NotificationRequest. A notification whose status a `hide` filter of the notifications context
 // matches is left out, as Mastodon leaves such statuses out of timelines.
 import type { Runtime } from "../runtime.ts";
-import type { NotificationGroup } from "../services/notification_groups.ts";
-import type { NotificationRow } from "../services/notification_lists.ts";
-import type { NotificationRequestRow } from "../services/notification_requests.ts";
+import type { NotificationGroup } from "../services/notifications/groups.ts";
+import type { NotificationRow } from "../services/notifications/read.ts";
+import type { NotificationRequestRow } from "../services/notifications/requests.ts";
 import { type AccountEntity, renderAccounts } from "./account.ts";
 import { renderReports } from "./report.ts";
 import { renderStatuses, type StatusEntity } from "./status.ts";

@@ -1,5 +1,5 @@
 // The ScheduledStatus entity.
-import type { ScheduledStatus } from "../services/scheduled_statuses.ts";
+import type { ScheduledStatus } from "../services/statuses/scheduled.ts";
 
 export function renderScheduled(row: ScheduledStatus) {
   const { application_id, ...params } = row.params;

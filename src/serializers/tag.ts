@@ -1,8 +1,8 @@
 // The Tag entity, with a week of history and whether the viewer follows and features it.
 import { urls } from "../domain/urls.ts";
 import type { Runtime } from "../runtime.ts";
-import { featuredTagIds } from "../services/featured_tags.ts";
-import { followedTagIds, type Tag, tagHistory } from "../services/tags.ts";
+import { featuredTagIds } from "../services/accounts/featured_tags.ts";
+import { followedTagIds, type Tag, tagHistory } from "../services/statuses/tags.ts";
 
 export async function renderTags(rt: Runtime, tags: Tag[], viewerId: string | null) {
   const ids = tags.map((t) => t.id);

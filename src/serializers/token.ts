@@ -1,5 +1,5 @@
 // The Token entity: what POST /oauth/token and POST /api/v1/accounts answer.
-import type { IssuedToken } from "../services/tokens.ts";
+import type { IssuedToken } from "../services/auth/tokens.ts";
 
 export function renderToken(t: IssuedToken) {
   return {

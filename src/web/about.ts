@@ -1,7 +1,14 @@
 // The public pages about the server: /about, /privacy-policy, /terms-of-service.
 import { html, raw } from "hono/html";
 import { router } from "../api/hono.ts";
-import { currentTerms, markdownToHtml, privacyPolicy, rules, siteText, termsVersions } from "../services/instance.ts";
+import {
+  currentTerms,
+  markdownToHtml,
+  privacyPolicy,
+  rules,
+  siteText,
+  termsVersions,
+} from "../services/instance/instance.ts";
 import { page } from "./layout.ts";
 
 export const aboutPages = router();

@@ -1,7 +1,7 @@
 // GET /auth/confirmation: the link in the confirmation mail.
 import { router } from "../api/hono.ts";
 import { truthy } from "../api/validate.ts";
-import { confirmEmail } from "../services/email_confirmation.ts";
+import { confirmEmail } from "../services/accounts/email_confirmation.ts";
 import { messagePage } from "./oauth_pages.ts";
 
 export const confirmationPages = router();

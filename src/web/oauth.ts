@@ -8,9 +8,21 @@ import { truthy } from "../api/validate.ts";
 import { ApiError } from "../domain/errors.ts";
 import { matchesRegistered, OOB, withFragment, withQuery } from "../domain/redirect_uris.ts";
 import { inactiveReason } from "../domain/user_state.ts";
-import { type Application, findApplication } from "../services/apps.ts";
-import { alreadyAuthorized, createGrant, grantableScopes, missingParameter, OAuthError } from "../services/oauth.ts";
-import { checkPassword, createSession, endSession, type SessionUser, TooManyAttempts } from "../services/sessions.ts";
+import { type Application, findApplication } from "../services/auth/apps.ts";
+import {
+  alreadyAuthorized,
+  createGrant,
+  grantableScopes,
+  missingParameter,
+  OAuthError,
+} from "../services/auth/oauth.ts";
+import {
+  checkPassword,
+  createSession,
+  endSession,
+  type SessionUser,
+  TooManyAttempts,
+} from "../services/auth/sessions.ts";
 import { type Language, pickLanguage } from "./i18n.ts";
 import { codePage, consentPage, formPostPage, messagePage, signInPage } from "./oauth_pages.ts";
 import { clearSessionCookie, csrfToken, sessionToken, setSessionCookie, validCsrf, webUser } from "./session.ts";

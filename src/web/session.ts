@@ -5,7 +5,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { deleteCookie, getCookie, getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
 import type { Ctx } from "../api/hono.ts";
 import { randomToken } from "../domain/secrets.ts";
-import { SESSION_DAYS, type SessionUser, sessionUser } from "../services/sessions.ts";
+import { SESSION_DAYS, type SessionUser, sessionUser } from "../services/auth/sessions.ts";
 
 const SESSION = "_rookery_session";
 // The browser's own secret, to bind the forms shown before there is a session (the sign-in form).

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { renderAccountById } from "../../serializers/account.ts";
 import { renderToken } from "../../serializers/token.ts";
-import { type Application, authenticateClient, findApplication } from "../../services/apps.ts";
+import { type Application, authenticateClient, findApplication } from "../../services/auth/apps.ts";
 import {
   clientCredentialsGrant,
   exchangeCode,
@@ -11,8 +11,8 @@ import {
   OAuthError,
   passwordGrant,
   revokeForClient,
-} from "../../services/oauth.ts";
-import { TooManyAttempts } from "../../services/sessions.ts";
+} from "../../services/auth/oauth.ts";
+import { TooManyAttempts } from "../../services/auth/sessions.ts";
 import { requireUser } from "../auth.ts";
 import { type Ctx, clientIp, params, router } from "../hono.ts";
 

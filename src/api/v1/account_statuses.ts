@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { renderStatuses } from "../../serializers/status.ts";
-import { viewableAccount } from "../../services/accounts.ts";
+import { viewableAccount } from "../../services/accounts/accounts.ts";
 import { accountStatuses, pinnedStatuses } from "../../services/statuses/read.ts";
 import { tokenIfGiven, viewerId } from "../auth.ts";
 import { params, router } from "../hono.ts";

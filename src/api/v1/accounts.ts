@@ -3,9 +3,14 @@ import { ApiError, notFound, unprocessable } from "../../domain/errors.ts";
 import { isId } from "../../domain/ids.ts";
 import { renderAccountById, renderAccounts } from "../../serializers/account.ts";
 import { renderToken } from "../../serializers/token.ts";
-import { searchAccounts } from "../../services/account_search.ts";
-import { lookupAccount, requireAccountExists, viewableAccount, viewableAccountIds } from "../../services/accounts.ts";
-import { signUp } from "../../services/registration.ts";
+import {
+  lookupAccount,
+  requireAccountExists,
+  viewableAccount,
+  viewableAccountIds,
+} from "../../services/accounts/accounts.ts";
+import { signUp } from "../../services/accounts/registration.ts";
+import { searchAccounts } from "../../services/accounts/search.ts";
 import { currentUser, requireToken, requireUser, tokenIfGiven } from "../auth.ts";
 import { clientIp, params, router } from "../hono.ts";
 import { parse, pathId, zBool, zInt, zStrings, zText } from "../validate.ts";

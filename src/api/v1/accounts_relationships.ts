@@ -5,12 +5,18 @@ import { z } from "zod";
 import type { Runtime } from "../../runtime.ts";
 import { renderAccountById, renderAccounts } from "../../serializers/account.ts";
 import { renderRelationship, renderRelationships } from "../../serializers/relationship.ts";
-import { setAccountNote } from "../../services/account_notes.ts";
-import { accountByReference } from "../../services/accounts.ts";
-import { block, unblock } from "../../services/blocks.ts";
-import { familiarFollowers, follow, listFollows, removeFromFollowers, unfollow } from "../../services/follows.ts";
-import { mute, unmute } from "../../services/mutes.ts";
-import { ACCOUNT_PAGE, accountPage } from "../account_lists.ts";
+import { accountByReference } from "../../services/accounts/accounts.ts";
+import { setAccountNote } from "../../services/accounts/notes.ts";
+import { block, unblock } from "../../services/relationships/blocks.ts";
+import {
+  familiarFollowers,
+  follow,
+  listFollows,
+  removeFromFollowers,
+  unfollow,
+} from "../../services/relationships/follows.ts";
+import { mute, unmute } from "../../services/relationships/mutes.ts";
+import { ACCOUNT_PAGE, accountPage } from "../account_pages.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { type AppEnv, params, router } from "../hono.ts";
 import { pageParams } from "../pagination.ts";

@@ -9,7 +9,7 @@ import {
   requireReportManager,
   resolveReport,
   updateReport,
-} from "../../services/admin_reports.ts";
+} from "../../services/moderation/admin_reports.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { type AppEnv, type Ctx, params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";

@@ -1,6 +1,6 @@
 // The accounts the caller blocks. Blocking and unblocking are in accounts_relationships.ts.
-import { listBlocks } from "../../services/blocks.ts";
-import { ACCOUNT_PAGE, accountPage } from "../account_lists.ts";
+import { listBlocks } from "../../services/relationships/blocks.ts";
+import { ACCOUNT_PAGE, accountPage } from "../account_pages.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams } from "../pagination.ts";

@@ -1,5 +1,5 @@
 import { renderConversations } from "../../serializers/conversation.ts";
-import { listConversations, markRead, removeConversation } from "../../services/conversations.ts";
+import { listConversations, markRead, removeConversation } from "../../services/statuses/conversations.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";

@@ -1,6 +1,6 @@
 // Domains the caller blocks: listed as plain strings, added and removed by `domain`.
 import { z } from "zod";
-import { blockDomain, listDomainBlocks, unblockDomain } from "../../services/domain_blocks.ts";
+import { blockDomain, listDomainBlocks, unblockDomain } from "../../services/relationships/user_domain_blocks.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "../../domain/errors.ts";
-import { isEmailConfirmed, resendConfirmation } from "../../services/email_confirmation.ts";
+import { isEmailConfirmed, resendConfirmation } from "../../services/accounts/email_confirmation.ts";
 import { requireToken } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { parse } from "../validate.ts";

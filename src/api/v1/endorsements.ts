@@ -2,8 +2,8 @@
 // and `/unpin` are the names before Mastodon 4.4, kept for older apps.
 import type { Handler } from "hono";
 import { renderRelationship } from "../../serializers/relationship.ts";
-import { endorse, listEndorsements, unendorse } from "../../services/endorsements.ts";
-import { ACCOUNT_PAGE, accountPage } from "../account_lists.ts";
+import { endorse, listEndorsements, unendorse } from "../../services/accounts/endorsements.ts";
+import { ACCOUNT_PAGE, accountPage } from "../account_pages.ts";
 import { currentUser, requireUser, tokenIfGiven } from "../auth.ts";
 import { type AppEnv, type Ctx, params, router } from "../hono.ts";
 import { pageParams } from "../pagination.ts";

@@ -1,15 +1,15 @@
 import { z } from "zod";
 import { renderFeaturedTag } from "../../serializers/featured_tag.ts";
 import { renderTags } from "../../serializers/tag.ts";
-import { requireAccountExists } from "../../services/accounts.ts";
+import { requireAccountExists } from "../../services/accounts/accounts.ts";
 import {
   featuredTagSuggestions,
   featuredTagsOf,
   featureTag,
   unfeatureTag,
   unfeatureTagById,
-} from "../../services/featured_tags.ts";
-import { findOrCreateTag } from "../../services/tags.ts";
+} from "../../services/accounts/featured_tags.ts";
+import { findOrCreateTag } from "../../services/statuses/tags.ts";
 import { currentUser, requireUser, tokenIfGiven } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { parse, pathId, zText } from "../validate.ts";

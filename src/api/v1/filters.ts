@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { renderV1Filter } from "../../serializers/filter.ts";
-import * as filters from "../../services/filters.ts";
+import * as filters from "../../services/filters/filters.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { parse, pathId, truthy, zStrings } from "../validate.ts";

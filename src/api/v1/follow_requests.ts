@@ -1,7 +1,11 @@
 // Follow requests awaiting the caller's answer.
 import { renderRelationship } from "../../serializers/relationship.ts";
-import { authorizeFollowRequest, listFollowRequests, rejectFollowRequest } from "../../services/follows.ts";
-import { ACCOUNT_PAGE, accountPage } from "../account_lists.ts";
+import {
+  authorizeFollowRequest,
+  listFollowRequests,
+  rejectFollowRequest,
+} from "../../services/relationships/follows.ts";
+import { ACCOUNT_PAGE, accountPage } from "../account_pages.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams } from "../pagination.ts";

@@ -12,7 +12,7 @@ import {
   rules,
   siteText,
   termsVersions,
-} from "../../services/instance.ts";
+} from "../../services/instance/instance.ts";
 import { viewerId } from "../auth.ts";
 import { router } from "../hono.ts";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderList } from "../../serializers/list.ts";
-import { viewableAccount } from "../../services/accounts.ts";
-import * as lists from "../../services/lists.ts";
+import { viewableAccount } from "../../services/accounts/accounts.ts";
+import * as lists from "../../services/feeds/lists.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { renderMarkers } from "../../serializers/marker.ts";
-import { getMarkers, setMarkers, TIMELINES, type Timeline } from "../../services/markers.ts";
+import { getMarkers, setMarkers, TIMELINES, type Timeline } from "../../services/feeds/markers.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { parse, zId, zStrings } from "../validate.ts";

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { isId } from "../../domain/ids.ts";
 import { renderNotificationRequests } from "../../serializers/notification.ts";
-import { acceptRequests, dismissRequests, getRequest, listRequests } from "../../services/notification_requests.ts";
+import { acceptRequests, dismissRequests, getRequest, listRequests } from "../../services/notifications/requests.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";

@@ -6,7 +6,7 @@ import {
   getNotification,
   listNotifications,
   unreadCount,
-} from "../../services/notification_lists.ts";
+} from "../../services/notifications/read.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { countLimit, notificationQuery } from "../notification_query.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { renderPolls, visiblePoll, vote } from "../../services/polls.ts";
+import { renderPolls, visiblePoll, vote } from "../../services/statuses/polls.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { parse, pathId, zStrings } from "../validate.ts";

@@ -1,5 +1,5 @@
 import { renderPreferences } from "../../serializers/preferences.ts";
-import { userSettings } from "../../services/preferences.ts";
+import { userSettings } from "../../services/accounts/preferences.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { router } from "../hono.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { renderReports } from "../../serializers/report.ts";
-import { createReport } from "../../services/reports.ts";
+import { createReport } from "../../services/moderation/reports.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { parse, zStrings, zText } from "../validate.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { unprocessable } from "../../domain/errors.ts";
 import { renderScheduled } from "../../serializers/scheduled_status.ts";
-import { cancelScheduled, listScheduled, ownScheduled, reschedule } from "../../services/scheduled_statuses.ts";
+import { cancelScheduled, listScheduled, ownScheduled, reschedule } from "../../services/statuses/scheduled.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderStatus, renderStatuses } from "../../serializers/status.ts";
-import * as act from "../../services/interactions.ts";
+import * as act from "../../services/statuses/interactions.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { type Ctx, params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";

@@ -1,5 +1,5 @@
 import { renderTags } from "../../serializers/tag.ts";
-import { findOrCreateTag, followedTags, followTag, unfollowTag } from "../../services/tags.ts";
+import { findOrCreateTag, followedTags, followTag, unfollowTag } from "../../services/statuses/tags.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";

@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { ApiError } from "../../domain/errors.ts";
 import { renderStatuses } from "../../serializers/status.ts";
-import { type FeedPage, homeTimeline, listTimeline, publicTimeline, tagTimeline } from "../../services/timelines.ts";
+import {
+  type FeedPage,
+  homeTimeline,
+  listTimeline,
+  publicTimeline,
+  tagTimeline,
+} from "../../services/feeds/timelines.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { type Ctx, params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";

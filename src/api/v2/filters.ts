@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { renderFilter, renderFilterStatus, renderKeyword } from "../../serializers/filter.ts";
-import * as filters from "../../services/filters.ts";
+import * as filters from "../../services/filters/filters.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { isObject } from "../params.ts";

@@ -1,5 +1,5 @@
 import { instanceV2Entity } from "../../serializers/instance.ts";
-import { instanceCached } from "../../services/instance.ts";
+import { instanceCached } from "../../services/instance/instance.ts";
 import { router } from "../hono.ts";
 
 export const instanceV2 = router();

@@ -9,9 +9,9 @@ import {
   groupAccountIds,
   listGroups,
   unreadGroupCount,
-} from "../../services/notification_groups.ts";
-import { getPolicy, POLICY_VALUES, updatePolicy } from "../../services/notification_policy.ts";
-import { requestsSummary } from "../../services/notification_requests.ts";
+} from "../../services/notifications/groups.ts";
+import { getPolicy, POLICY_VALUES, updatePolicy } from "../../services/notifications/policy.ts";
+import { requestsSummary } from "../../services/notifications/requests.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { type Ctx, params, router } from "../hono.ts";
 import { countLimit, notificationQuery } from "../notification_query.ts";

@@ -16,7 +16,7 @@ import {
 } from "../../domain/text/index.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
-import { type MentionedAccount, resolveMentions } from "../mentions.ts";
+import { type MentionedAccount, resolveMentions } from "./mentions.ts";
 
 export const VISIBILITIES: Visibility[] = ["public", "unlisted", "private", "direct"];
 

@@ -4,10 +4,10 @@ import { notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { statusesChanged } from "../../serializers/cache.ts";
-import { checkPoll, createPoll, type NewPoll } from "../polls.ts";
-import { userSettings } from "../preferences.ts";
+import { userSettings } from "../accounts/preferences.ts";
 import { type StatusRow, visibleStatus } from "../visibility.ts";
 import { checkDraft, type Draft, renderDraft, replaceMentions, replaceTags } from "./compose.ts";
+import { checkPoll, createPoll, type NewPoll } from "./polls.ts";
 import { statusEdited } from "./side_effects.ts";
 
 export interface StatusChanges extends Draft {

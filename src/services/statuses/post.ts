@@ -5,10 +5,10 @@ import { unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
-import { checkPoll, createPoll, type NewPoll } from "../polls.ts";
-import { userSettings } from "../preferences.ts";
+import { userSettings } from "../accounts/preferences.ts";
 import { visibleStatus } from "../visibility.ts";
 import { addMentions, addTags, checkDraft, type Draft, renderDraft, VISIBILITIES } from "./compose.ts";
+import { checkPoll, createPoll, type NewPoll } from "./polls.ts";
 import { statusPosted } from "./side_effects.ts";
 
 export interface NewStatus extends Draft {

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
-import { hiddenAccountIds } from "../hidden_accounts.ts";
+import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
 import { loadStatusRows, type StatusRow, statusQuery, toStatusRow, visibleRows, visibleStatus } from "../visibility.ts";
 
 /** The ones the viewer may see, in the order asked. */

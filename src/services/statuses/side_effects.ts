@@ -3,8 +3,8 @@
 import type { Db } from "../../db/index.ts";
 import type { Visibility } from "../../db/schema.ts";
 import type { Runtime } from "../../runtime.ts";
-import { addToConversation, deliverToRecipients, removeFromConversations } from "../conversations.ts";
-import { type NotificationType, notify } from "../notifications.ts";
+import { type NotificationType, notify } from "../notifications/create.ts";
+import { addToConversation, deliverToRecipients, removeFromConversations } from "./conversations.ts";
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {

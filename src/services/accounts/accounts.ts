@@ -1,0 +1,220 @@
+// Local accounts and the users who sign in to them: creating them, and finding accounts as others
+// may see them.
+
+import { sql } from "kysely";
+import type { Db } from "../../db/index.ts";
+import type { Role } from "../../db/schema.ts";
+import { ApiError, fieldError, notFound, validationFailed } from "../../domain/errors.ts";
+import { newId } from "../../domain/ids.ts";
+import { hashPassword } from "../../domain/secrets.ts";
+import { urls } from "../../domain/urls.ts";
+import type { Runtime } from "../../runtime.ts";
+
+/** How Mastodon's locale file names a user's attributes in error sentences. */
+export const USER_ATTRIBUTE_LABELS: Record<string, string> = {
+  email: "E-mail address",
+  agreement: "Service agreement",
+  reason: "Reason",
+};
+
+export interface NewLocalUser {
+  username: string;
+  email: string;
+  password: string;
+  role?: Role;
+  confirmed?: boolean;
+  approved?: boolean;
+  locale?: string | null;
+  reason?: string | null;
+  ip?: string | null;
+  dateOfBirth?: string | null;
+  createdByApplicationId?: string | null;
+  /** Runs inside the creating transaction (to queue the confirmation mail and issue a token with it). */
+  afterCreate?: (trx: Db, userId: string) => Promise<void>;
+}
+
+export interface CreatedUser {
+  accountId: string;
+  userId: string;
+}
+
+/** Whether a username (among local accounts) and an email address are taken, ignoring case. */
+export async function takenFields(db: Db, username: string, email: string) {
+  const [account, user] = await Promise.all([
+    db.selectFrom("accounts").select("id").where("acct_key", "=", `${username.toLowerCase()}@`).executeTakeFirst(),
+    db.selectFrom("users").select("id").where("email", "=", email.toLowerCase()).executeTakeFirst(),
+  ]);
+  return { username: account !== undefined, email: user !== undefined };
+}
+
+async function throwIfTaken(db: Db, username: string, email: string): Promise<void> {
+  const taken = await takenFields(db, username, email);
+  if (!taken.username && !taken.email) return;
+  throw validationFailed(
+    {
+      ...(taken.email ? { email: [fieldError.taken] } : {}),
+      ...(taken.username ? { username: [fieldError.taken] } : {}),
+    },
+    USER_ATTRIBUTE_LABELS,
+  );
+}
+
+/** Creates a local account, its counters and its user in one transaction. */
+export async function createLocalUser(rt: Runtime, input: NewLocalUser): Promise<CreatedUser> {
+  const u = urls(rt.config);
+  const now = new Date();
+  const accountId = newId();
+  const userId = newId();
+  const passwordHash = await hashPassword(input.password);
+  const actor = u.actor(input.username);
+  try {
+    await rt.db.transaction().execute(async (trx) => {
+      await throwIfTaken(trx, input.username, input.email);
+      await trx
+        .insertInto("accounts")
+        .values({
+          id: accountId,
+          username: input.username,
+          domain: null,
+          acct_key: `${input.username.toLowerCase()}@`,
+          uri: u.accountUri(input.username),
+          url: u.accountUrl(input.username),
+          inbox_url: actor.inbox,
+          shared_inbox_url: actor.sharedInbox,
+          outbox_url: actor.outbox,
+          followers_url: actor.followers,
+          following_url: actor.following,
+          featured_url: actor.featured,
+          avatar_file: null,
+          avatar_remote_url: null,
+          header_file: null,
+          header_remote_url: null,
+          discoverable: null,
+          public_key: null,
+          private_key: null,
+          moved_to_account_id: null,
+          suspended_at: null,
+          silenced_at: null,
+          fetched_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await trx.insertInto("account_stats").values({ account_id: accountId, last_status_at: null }).execute();
+      await trx
+        .insertInto("users")
+        .values({
+          id: userId,
+          account_id: accountId,
+          email: input.email.toLowerCase(),
+          password_hash: passwordHash,
+          role: input.role ?? "user",
+          confirmed_at: input.confirmed === false ? null : now,
+          confirmation_token_hash: null,
+          approved: input.approved ?? true,
+          locale: input.locale ?? null,
+          sign_up_reason: input.reason ?? null,
+          sign_up_ip: input.ip ?? null,
+          date_of_birth: input.dateOfBirth ?? null,
+          created_by_application_id: input.createdByApplicationId ?? null,
+          current_sign_in_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await input.afterCreate?.(trx, userId);
+    });
+  } catch (error) {
+    // Two sign-ups racing for one name: the loser hits a unique index, and hears "taken".
+    if (!(error instanceof ApiError)) await throwIfTaken(rt.db, input.username, input.email);
+    throw error;
+  }
+  return { accountId, userId };
+}
+
+/**
+ * For queries on `accounts as a` left-joined with `users as u`: the accounts anyone may see, that is
+ * remote ones, and local ones whose user is confirmed and approved (sign-ups still waiting are
+ * not shown to anyone).
+ */
+export const LIVE_ACCOUNT = sql<boolean>`(u.id IS NULL OR (u.confirmed_at IS NOT NULL AND u.approved = ${true}))`;
+
+/** Local accounts whose user is not confirmed or approved yet are not shown to anyone. */
+async function isHiddenLocal(rt: Runtime, accountId: string): Promise<boolean> {
+  const user = await rt.db
+    .selectFrom("users")
+    .select(["confirmed_at", "approved"])
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  return user !== undefined && (user.confirmed_at === null || !user.approved);
+}
+
+/** An account as others may look it up: 404 when unknown or not yet live, 410 when suspended. */
+export async function viewableAccount(rt: Runtime, id: string): Promise<{ id: string }> {
+  const row = await rt.db.selectFrom("accounts").select(["id", "suspended_at"]).where("id", "=", id).executeTakeFirst();
+  if (!row || (await isHiddenLocal(rt, row.id))) throw notFound();
+  // What Mastodon 2.4 to 3.2 answered (`Rack::Utils::HTTP_STATUS_CODES[410]`).
+  if (row.suspended_at) throw new ApiError(410, "Gone");
+  return row;
+}
+
+/** Whether `domain` names this server (its LOCAL_DOMAIN or WEB_DOMAIN). */
+export function isLocalDomain(rt: Runtime, domain: string | null | undefined): boolean {
+  return !domain || [rt.config.localDomain, rt.config.webDomain].includes(domain.toLowerCase());
+}
+
+/** `user`, `@user`, `acct:user@domain`, `user@ourdomain` or `user@remote.domain` (when known here). */
+export async function lookupAccount(rt: Runtime, acct: string): Promise<{ id: string }> {
+  const [username = "", domain] = acct
+    .trim()
+    .replace(/^acct:/i, "")
+    .replace(/^@/, "")
+    .split("@");
+  const key = `${username.toLowerCase()}@${isLocalDomain(rt, domain) ? "" : domain.toLowerCase()}`;
+  const row = await rt.db.selectFrom("accounts").select("id").where("acct_key", "=", key).executeTakeFirst();
+  if (!row) throw notFound();
+  return viewableAccount(rt, row.id);
+}
+
+/**
+ * Ids of the accounts in `ids` that others may see, in the order asked (for
+ * GET /api/v1/accounts?id[]=): unknown, suspended and not-yet-live accounts are left out.
+ */
+export async function viewableAccountIds(rt: Runtime, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await rt.db
+    .selectFrom("accounts as a")
+    .leftJoin("users as u", "u.account_id", "a.id")
+    .select("a.id")
+    .where("a.id", "in", ids)
+    .where("a.suspended_at", "is", null)
+    .where(LIVE_ACCOUNT)
+    .execute();
+  const found = new Set(rows.map((r) => r.id));
+  return ids.filter((id) => found.has(id));
+}
+
+/** An account in any state, or a 404 (identity proofs and featured tags ask no more). */
+export async function requireAccountExists(rt: Runtime, id: string): Promise<{ suspended: boolean }> {
+  const row = await rt.db.selectFrom("accounts").select("suspended_at").where("id", "=", id).executeTakeFirst();
+  if (!row) throw notFound();
+  return { suspended: row.suspended_at !== null };
+}
+
+/**
+ * An account named by `user`, `@user`, `user@domain`, or the URL of its profile or actor, as
+ * POST /api/v1/follows takes it. Accounts of other servers are found once they are known here.
+ */
+export async function accountByReference(rt: Runtime, reference: string): Promise<{ id: string }> {
+  const ref = reference.trim();
+  if (/^https?:\/\//i.test(ref)) {
+    const row = await rt.db
+      .selectFrom("accounts")
+      .select("id")
+      .where((eb) => eb.or([eb("url", "=", ref), eb("uri", "=", ref)]))
+      .executeTakeFirst();
+    if (!row) throw notFound();
+    return viewableAccount(rt, row.id);
+  }
+  return lookupAccount(rt, ref.replace(/^acct:/i, ""));
+}

@@ -1,0 +1,17 @@
+// Whether an address may be used to sign up with, or to confirm a sign-up with.
+
+import { emailDomainAllowed, isEmailAddress } from "../../domain/emails.ts";
+import { type FieldError, fieldError } from "../../domain/errors.ts";
+import type { Runtime } from "../../runtime.ts";
+
+/** The problem with `email` (already trimmed and lower-cased), or null; `userId` is its would-be owner. */
+export async function emailAddressError(rt: Runtime, email: string, userId: string | null): Promise<FieldError | null> {
+  if (email === "") return fieldError.blank;
+  if (!isEmailAddress(email)) return fieldError.invalid();
+  if (!emailDomainAllowed(email, rt.config.emailDomains)) {
+    return { error: "ERR_BLOCKED", description: "uses a disallowed e-mail provider" };
+  }
+  let q = rt.db.selectFrom("users").select("id").where("email", "=", email);
+  if (userId) q = q.where("id", "!=", userId);
+  return (await q.executeTakeFirst()) ? fieldError.taken : null;
+}

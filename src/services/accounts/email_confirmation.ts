@@ -1,0 +1,109 @@
+// Confirming a new user's email address: the mailed link, resending it, and asking whether it was
+// followed. Only a hash of each link's token is kept.
+import { forbidden, validationFailed } from "../../domain/errors.ts";
+import { OOB } from "../../domain/redirect_uris.ts";
+import { randomToken, sha256 } from "../../domain/secrets.ts";
+import type { Runtime } from "../../runtime.ts";
+import { invalidateAuth } from "../auth/authenticate.ts";
+import { type Mail, queueMail } from "../mail.ts";
+import { notifyStaff } from "../notifications/create.ts";
+import { USER_ATTRIBUTE_LABELS } from "./accounts.ts";
+import { emailAddressError } from "./email_addresses.ts";
+
+/**
+ * The mail with the confirmation link. For sign-ups made in an app, the link asks to lead back
+ * into that app once confirmed (Mastodon's `redirect_to_app`).
+ */
+function confirmationMail(rt: Runtime, to: string, token: string, fromApp: boolean): Mail {
+  const query = new URLSearchParams({ confirmation_token: token, ...(fromApp ? { redirect_to_app: "true" } : {}) });
+  const link = `${rt.config.origin}/auth/confirmation?${query}`;
+  const site = rt.config.site.title;
+  return {
+    to,
+    subject: `Confirm your email address for ${site}`,
+    text: `Welcome to ${site}!\n\nTo confirm this email address, open:\n${link}\n\nIf you did not sign up, ignore this mail.\n`,
+  };
+}
+
+/** A fresh link for a user, its token hash stored and the mail queued in the caller's transaction. */
+export async function queueConfirmation(
+  rt: Runtime,
+  trx: Runtime["db"],
+  user: { id: string; email: string; fromApp: boolean },
+): Promise<void> {
+  const token = randomToken();
+  await trx
+    .updateTable("users")
+    .set({ email: user.email, confirmation_token_hash: sha256(token), updated_at: new Date() })
+    .where("id", "=", user.id)
+    .execute();
+  await queueMail(rt, trx, confirmationMail(rt, user.email, token, user.fromApp));
+}
+
+export interface Confirmed {
+  /** Whether the user may use the server now, or still waits for a moderator. */
+  approved: boolean;
+  /** Where to send the browser afterwards when it asked to go back to the app, if anywhere. */
+  appRedirectUri: string | null;
+}
+
+/** Confirms the address behind a link's token; null when the token is unknown or used. */
+export async function confirmEmail(rt: Runtime, token: string): Promise<Confirmed | null> {
+  const confirmed = await rt.db
+    .updateTable("users")
+    .set({ confirmed_at: new Date(), confirmation_token_hash: null, updated_at: new Date() })
+    .where("confirmation_token_hash", "=", sha256(token))
+    .returning(["account_id", "approved", "created_by_application_id"])
+    .executeTakeFirst();
+  if (!confirmed) return null;
+  await invalidateAuth(rt);
+  await notifyStaff(rt, { fromAccountId: confirmed.account_id, type: "admin.sign_up" });
+  const app = confirmed.created_by_application_id
+    ? await rt.db
+        .selectFrom("oauth_applications")
+        .select("redirect_uris")
+        .where("id", "=", confirmed.created_by_application_id)
+        .executeTakeFirst()
+    : undefined;
+  // Mastodon sends the browser to the app's first redirect URI; "oob" leads nowhere.
+  const first = app?.redirect_uris[0];
+  return { approved: confirmed.approved, appRedirectUri: first && first !== OOB ? first : null };
+}
+
+/**
+ * POST /api/v1/emails/confirmations: a new link, optionally to a corrected address. Only the app
+ * the user signed up through may ask, and only while the address awaits confirmation.
+ */
+export async function resendConfirmation(
+  rt: Runtime,
+  caller: { userId: string | null; applicationId: string | null },
+  newEmail: string | undefined,
+): Promise<void> {
+  const user = caller.userId
+    ? await rt.db
+        .selectFrom("users")
+        .select(["id", "email", "confirmed_at", "created_by_application_id"])
+        .where("id", "=", caller.userId)
+        .executeTakeFirst()
+    : undefined;
+  if (!user || user.created_by_application_id === null || user.created_by_application_id !== caller.applicationId) {
+    throw forbidden("This method is only available to the application the user originally signed-up with");
+  }
+  if (user.confirmed_at) throw forbidden("This method is only available while the e-mail is awaiting confirmation");
+  const email = newEmail === undefined ? user.email : newEmail.trim().toLowerCase();
+  if (email !== user.email) {
+    const error = await emailAddressError(rt, email, user.id);
+    if (error) throw validationFailed({ email: [error] }, USER_ATTRIBUTE_LABELS);
+  }
+  await rt.db.transaction().execute((trx) => queueConfirmation(rt, trx, { id: user.id, email, fromApp: true }));
+}
+
+/** GET /api/v1/emails/check_confirmation. */
+export async function isEmailConfirmed(rt: Runtime, userId: string): Promise<boolean> {
+  const user = await rt.db
+    .selectFrom("users")
+    .select("confirmed_at")
+    .where("id", "=", userId)
+    .executeTakeFirstOrThrow();
+  return user.confirmed_at !== null;
+}

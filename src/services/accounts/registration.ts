@@ -1,0 +1,139 @@
+// Signing up through an app (POST /api/v1/accounts), as Mastodon's AppSignUpService does.
+
+import { ApiError, type FieldError, fieldError, forbidden, validationFailed } from "../../domain/errors.ts";
+import { isReservedUsername, USERNAME_FORMAT, USERNAME_MAX_LENGTH } from "../../domain/usernames.ts";
+import type { Runtime } from "../../runtime.ts";
+import { findApplication } from "../auth/apps.ts";
+import { isLoopback } from "../auth/sessions.ts";
+import { type IssuedToken, issueToken } from "../auth/tokens.ts";
+import { hit } from "../rate_limits.ts";
+import { createLocalUser, takenFields, USER_ATTRIBUTE_LABELS } from "./accounts.ts";
+import { emailAddressError } from "./email_addresses.ts";
+import { queueConfirmation } from "./email_confirmation.ts";
+
+export interface SignUp {
+  username?: string;
+  email?: string;
+  password?: string;
+  /** As sent: only `true`, "true" and "1" accept the terms, as in Mastodon. */
+  agreement?: unknown;
+  locale?: string;
+  reason?: string;
+  dateOfBirth?: string;
+}
+
+const PASSWORD_LENGTH = { min: 8, max: 72 };
+/** Mastodon's limit on the reason given for a sign-up awaiting approval. */
+const REASON_MAX_LENGTH = 420;
+const LOCALE_FORMAT = /^[a-z]{2,3}([-_][A-Za-z0-9]{2,8})?$/;
+
+/** Collapses whitespace runs and trims, as Rails' `squish` does to usernames. */
+const squish = (s: string | undefined) => (s ?? "").replace(/\s+/g, " ").trim();
+
+function ageOn(birth: Date, today: Date): number {
+  let age = today.getUTCFullYear() - birth.getUTCFullYear();
+  const m = today.getUTCMonth() - birth.getUTCMonth();
+  if (m < 0 || (m === 0 && today.getUTCDate() < birth.getUTCDate())) age--;
+  return age;
+}
+
+function parseDate(value: string): Date | null {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
+  const date = new Date(`${value}T00:00:00Z`);
+  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value ? null : date;
+}
+
+/** Every problem with a sign-up, per attribute, in the order Mastodon reports them. */
+async function validate(rt: Runtime, s: SignUp): Promise<Record<string, FieldError[]>> {
+  const errors: Record<string, FieldError[]> = {};
+  const add = (attribute: string, e: FieldError) => {
+    errors[attribute] ??= [];
+    errors[attribute].push(e);
+  };
+  const username = squish(s.username);
+  const email = (s.email ?? "").trim().toLowerCase();
+  const taken = await takenFields(rt.db, username, email);
+  const emailError = await emailAddressError(rt, email, null);
+  if (emailError) add("email", emailError);
+
+  const password = s.password ?? "";
+  if (password === "") add("password", fieldError.blank);
+  else if (password.length < PASSWORD_LENGTH.min) add("password", fieldError.tooShort(PASSWORD_LENGTH.min));
+  else if (password.length > PASSWORD_LENGTH.max) add("password", fieldError.tooLong(PASSWORD_LENGTH.max));
+
+  if (username === "") add("username", fieldError.blank);
+  else {
+    if (!USERNAME_FORMAT.test(username)) {
+      add("username", fieldError.invalid("must contain only letters, numbers and underscores"));
+    }
+    if (username.length > USERNAME_MAX_LENGTH) add("username", fieldError.tooLong(USERNAME_MAX_LENGTH));
+    if (isReservedUsername(username)) add("username", fieldError.reserved);
+    if (taken.username) add("username", fieldError.taken);
+  }
+
+  const { registrations } = rt.config;
+  const reason = (s.reason ?? "").trim();
+  if (reason === "" && registrations.mode === "approved" && registrations.reasonRequired) {
+    add("reason", fieldError.blank);
+  } else if (reason.length > REASON_MAX_LENGTH) add("reason", fieldError.tooLong(REASON_MAX_LENGTH));
+
+  if (![true, "true", "1", 1].includes(s.agreement as never)) add("agreement", fieldError.accepted);
+  if (s.locale && !LOCALE_FORMAT.test(s.locale)) add("locale", fieldError.inclusion);
+
+  if (registrations.minAge !== null) {
+    // A date that does not parse is no date at all, as Rails casts it.
+    const birth = s.dateOfBirth ? parseDate(s.dateOfBirth) : null;
+    if (!birth) add("date_of_birth", fieldError.blank);
+    else if (ageOn(birth, new Date()) < registrations.minAge) {
+      add("date_of_birth", { error: "ERR_BELOW_LIMIT", description: "is below the age limit" });
+    }
+  }
+  return errors;
+}
+
+// Mastodon's throttle: 5 sign-ups per address in 30 minutes (this machine itself is not throttled).
+const SIGN_UPS = { limit: 5, windowSeconds: 1800 };
+
+async function throttle(rt: Runtime, ip: string | null): Promise<void> {
+  if (!ip || isLoopback(ip)) return;
+  const limit = await hit(rt, `sign_up:ip:${ip}`, SIGN_UPS);
+  if (limit.allowed) return;
+  throw new ApiError(429, "Too many requests").withHeaders({
+    "X-RateLimit-Limit": String(limit.limit),
+    "X-RateLimit-Remaining": "0",
+    "X-RateLimit-Reset": limit.resetAt.toISOString(),
+  });
+}
+
+/**
+ * Creates the account and its user, queues the confirmation mail, and returns a user token for
+ * the app, with the scopes the app registered (as Mastodon gives them).
+ */
+export async function signUp(rt: Runtime, applicationId: string, input: SignUp, ip: string | null) {
+  await throttle(rt, ip);
+  if (rt.config.registrations.mode === "none") throw forbidden();
+  const errors = await validate(rt, input);
+  if (Object.keys(errors).length > 0) throw validationFailed(errors, USER_ATTRIBUTE_LABELS);
+  const app = await findApplication(rt, { id: applicationId });
+  if (!app) throw forbidden();
+
+  const email = input.email!.trim().toLowerCase();
+  let token: IssuedToken | undefined;
+  await createLocalUser(rt, {
+    username: squish(input.username),
+    email,
+    password: input.password!,
+    confirmed: false,
+    approved: rt.config.registrations.mode === "open",
+    locale: input.locale ?? null,
+    reason: input.reason?.trim() || null,
+    ip,
+    dateOfBirth: rt.config.registrations.minAge !== null ? (input.dateOfBirth ?? null) : null,
+    createdByApplicationId: app.id,
+    afterCreate: async (trx, userId) => {
+      await queueConfirmation(rt, trx, { id: userId, email, fromApp: true });
+      token = await issueToken(rt, { applicationId: app.id, userId, scopes: app.scopes.split(" ") }, trx);
+    },
+  });
+  return token!;
+}

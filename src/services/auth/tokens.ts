@@ -1,0 +1,47 @@
+// Access tokens. They never expire; revoking one takes effect in every process at once.
+import { newId } from "../../domain/ids.ts";
+import { randomToken, sha256 } from "../../domain/secrets.ts";
+import type { Runtime } from "../../runtime.ts";
+import { invalidateAuth } from "./authenticate.ts";
+
+export interface IssuedToken {
+  id: string;
+  token: string;
+  scopes: string[];
+  createdAt: Date;
+}
+
+export async function issueToken(
+  rt: Runtime,
+  input: { applicationId: string | null; userId: string | null; scopes: string[] },
+  db = rt.db,
+): Promise<IssuedToken> {
+  const token = randomToken();
+  const id = newId();
+  const createdAt = new Date();
+  await db
+    .insertInto("oauth_access_tokens")
+    .values({
+      id,
+      token_hash: sha256(token),
+      application_id: input.applicationId,
+      user_id: input.userId,
+      scopes: input.scopes.join(" "),
+      created_at: createdAt,
+      revoked_at: null,
+      last_used_at: null,
+    })
+    .execute();
+  return { id, token, scopes: input.scopes, createdAt };
+}
+
+/** Revokes a token; every process stops accepting it at once. */
+export async function revokeTokenById(rt: Runtime, id: string): Promise<void> {
+  await rt.db
+    .updateTable("oauth_access_tokens")
+    .set({ revoked_at: new Date() })
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .execute();
+  await invalidateAuth(rt);
+}

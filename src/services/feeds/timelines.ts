@@ -1,0 +1,139 @@
+// Reading timelines: home and list feeds from their materialised entries (querying statuses past a
+// trimmed feed's horizon), and the public and hashtag timelines straight from statuses.
+import { cutPage, type Page, type PageResult, pagePlan, paginate } from "../../db/paginate.ts";
+import { notFound } from "../../domain/errors.ts";
+import { normalizeHashtag } from "../../domain/text/index.ts";
+import type { Runtime } from "../../runtime.ts";
+import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
+import { type LiveState, loadFeedPage } from "../statuses/live_state.ts";
+import { statusQuery } from "../visibility.ts";
+import { ownList } from "./lists.ts";
+import { homeCandidates, listCandidates } from "./maintenance.ts";
+
+type Older = (below: string, limit: number) => Promise<{ id: string }[]>;
+
+/** A page of a feed, with the live state of its statuses when it was read along with them. */
+export interface FeedPage extends PageResult<string> {
+  live: LiveState | null;
+}
+
+/**
+ * A page of a feed, with the live state of its statuses where the same query reads it (every home
+ * timeline request reads one); past the feed's horizon, `older` supplies what the trimmed entries held.
+ */
+async function feedPage(rt: Runtime, feedId: string, ownerId: string, page: Page, older: Older): Promise<FeedPage> {
+  const read = await loadFeedPage(rt, feedId, pagePlan(page), ownerId);
+  const result = cutPage(read.ids, page, (id) => id);
+  const ids = result.items;
+  if (ids.length === page.limit || page.minId || page.sinceId) return { ...result, live: read.live };
+  const { horizon } = read;
+  if (!horizon) return { ...result, live: read.live };
+  const last = ids.at(-1) ?? page.maxId;
+  const below = last && BigInt(last) < BigInt(horizon) ? last : horizon;
+  const rest = await older(below, page.limit - ids.length + 1);
+  const more = rest.length > page.limit - ids.length;
+  const all = [...ids, ...rest.slice(0, page.limit - ids.length).map((r) => r.id)];
+  if (all.length === 0) return { items: [], next: null, prev: null, live: null };
+  // The statuses from before the horizon were not in the feed's query: their state is read with them.
+  return { items: all, next: more ? all[all.length - 1] : null, prev: all[0], live: null };
+}
+
+export function homeTimeline(rt: Runtime, viewerId: string, page: Page): Promise<FeedPage> {
+  return feedPage(
+    rt,
+    viewerId,
+    viewerId,
+    page,
+    async (below, limit) => (await homeCandidates(rt, rt.db, viewerId, limit, below)).rows,
+  );
+}
+
+export async function listTimeline(rt: Runtime, viewerId: string, listId: string, page: Page): Promise<FeedPage> {
+  const list = await ownList(rt.db, viewerId, listId);
+  return feedPage(
+    rt,
+    list.id,
+    viewerId,
+    page,
+    async (below, limit) => (await listCandidates(rt.db, list, limit, below)).rows,
+  );
+}
+
+export interface PublicQuery {
+  local: boolean;
+  remote: boolean;
+  onlyMedia: boolean;
+}
+
+/** Statuses of the public timelines, leaving out what the viewer blocks or mutes. */
+function publicStatuses(rt: Runtime, viewerId: string | null, q: PublicQuery) {
+  let query = statusQuery(rt.db)
+    .where("s.visibility", "=", "public")
+    .where("s.deleted_at", "is", null)
+    .where("s.reblog_of_id", "is", null)
+    .where("a.suspended_at", "is", null)
+    .where("a.silenced_at", "is", null);
+  if (q.local) query = query.where("s.local", "=", true);
+  if (q.remote) query = query.where("s.local", "=", false);
+  // No media can be attached yet, so no status has any.
+  if (q.onlyMedia) query = query.where("s.id", "=", "0");
+  if (viewerId) {
+    query = query
+      .where("s.account_id", "not in", hiddenAccountIds(rt.db, viewerId))
+      .where((eb) =>
+        eb.or([
+          eb("a.domain", "is", null),
+          eb(
+            "a.domain",
+            "not in",
+            eb.selectFrom("account_domain_blocks").select("domain").where("account_id", "=", viewerId),
+          ),
+        ]),
+      );
+  }
+  return query;
+}
+
+export async function publicTimeline(
+  rt: Runtime,
+  viewerId: string | null,
+  q: PublicQuery,
+  page: Page,
+): Promise<PageResult<string>> {
+  // Replies to others stay in their threads.
+  const query = publicStatuses(rt, viewerId, q).where((eb) =>
+    eb.or([eb("s.in_reply_to_id", "is", null), eb("s.in_reply_to_account_id", "=", eb.ref("s.account_id"))]),
+  );
+  const result = await paginate(query, "s.id", page);
+  return { ...result, items: result.items.map((r) => r.id) };
+}
+
+export interface TagQuery extends PublicQuery {
+  tag: string;
+  any: string[];
+  all: string[];
+  none: string[];
+}
+
+export async function tagTimeline(
+  rt: Runtime,
+  viewerId: string | null,
+  q: TagQuery,
+  page: Page,
+): Promise<PageResult<string>> {
+  const key = (names: string[]) => [...new Set(names.map(normalizeHashtag).filter(Boolean))];
+  const anyOf = key([q.tag, ...q.any]);
+  if (anyOf.length === 0) throw notFound();
+  const tagged = (names: string[]) =>
+    rt.db
+      .selectFrom("status_tags as st")
+      .innerJoin("tags as t", "t.id", "st.tag_id")
+      .select("st.status_id")
+      .where("t.name", "in", names);
+  let query = publicStatuses(rt, viewerId, q).where("s.id", "in", tagged(anyOf));
+  for (const name of key(q.all)) query = query.where("s.id", "in", tagged([name]));
+  const none = key(q.none);
+  if (none.length > 0) query = query.where("s.id", "not in", tagged(none));
+  const result = await paginate(query, "s.id", page);
+  return { ...result, items: result.items.map((r) => r.id) };
+}

@@ -1,0 +1,90 @@
+// What operators do to local accounts from the command line: create, approve, change.
+import type { Role } from "../../db/schema.ts";
+import { isEmailAddress } from "../../domain/emails.ts";
+import { ApiError, notFound } from "../../domain/errors.ts";
+import { randomToken } from "../../domain/secrets.ts";
+import { USERNAME_FORMAT, USERNAME_MAX_LENGTH } from "../../domain/usernames.ts";
+import type { Runtime } from "../../runtime.ts";
+import { accountChanged } from "../../serializers/cache.ts";
+import { createLocalUser } from "../accounts/accounts.ts";
+import { queueConfirmation } from "../accounts/email_confirmation.ts";
+import { invalidateAuth } from "../auth/authenticate.ts";
+
+/**
+ * An account made by the operator, with a generated password. Reserved names and email provider
+ * rules do not apply (the operator may make "admin"); an unconfirmed address gets the mail.
+ */
+export async function createAccountAsOperator(
+  rt: Runtime,
+  input: { username: string; email: string; role: Role; confirmed: boolean; approved: boolean },
+): Promise<{ accountId: string; password: string }> {
+  if (!USERNAME_FORMAT.test(input.username) || input.username.length > USERNAME_MAX_LENGTH) {
+    throw new ApiError(422, "The username may only contain letters, numbers and underscores (at most 30)");
+  }
+  const email = input.email.trim().toLowerCase();
+  if (!isEmailAddress(email)) throw new ApiError(422, "The email address is invalid");
+  const password = randomToken(18);
+  const created = await createLocalUser(rt, {
+    ...input,
+    email,
+    password,
+    afterCreate: input.confirmed
+      ? undefined
+      : (trx, userId) => queueConfirmation(rt, trx, { id: userId, email, fromApp: false }),
+  });
+  return { accountId: created.accountId, password };
+}
+
+async function userOf(rt: Runtime, username: string) {
+  const user = await rt.db
+    .selectFrom("users as u")
+    .innerJoin("accounts as a", "a.id", "u.account_id")
+    .select(["u.id", "u.account_id", "a.username"])
+    .where("a.acct_key", "=", `${username.toLowerCase()}@`)
+    .executeTakeFirst();
+  if (!user) throw notFound();
+  return user;
+}
+
+export interface UserChanges {
+  role?: Role;
+  confirm?: boolean;
+  approve?: boolean;
+  disabled?: boolean;
+}
+
+export async function modifyUser(rt: Runtime, username: string, changes: UserChanges): Promise<void> {
+  const user = await userOf(rt, username);
+  const now = new Date();
+  await rt.db
+    .updateTable("users")
+    .set({
+      ...(changes.role ? { role: changes.role } : {}),
+      ...(changes.confirm ? { confirmed_at: now, confirmation_token_hash: null } : {}),
+      ...(changes.approve ? { approved: true } : {}),
+      ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),
+      updated_at: now,
+    })
+    .where("id", "=", user.id)
+    .execute();
+  await invalidateAuth(rt);
+  await accountChanged(rt, user.account_id);
+}
+
+export async function listUsers(rt: Runtime) {
+  return rt.db
+    .selectFrom("users as u")
+    .innerJoin("accounts as a", "a.id", "u.account_id")
+    .select([
+      "a.username",
+      "u.email",
+      "u.role",
+      "u.confirmed_at",
+      "u.approved",
+      "u.disabled",
+      "u.sign_up_reason",
+      "u.created_at",
+    ])
+    .orderBy("u.id")
+    .execute();
+}

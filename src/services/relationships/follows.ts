@@ -1,0 +1,244 @@
+// Following: direct follows and follow requests, accepting and rejecting them, and the lists of who
+// follows whom. Mastodon's FollowService, UnfollowService, RemoveFromFollowersService,
+// AuthorizeFollowService and RejectFollowService, and the follower/following list controllers.
+import type { Db } from "../../db/index.ts";
+import { type AccountPage, type Page, paginate } from "../../db/paginate.ts";
+import { domainAndParents } from "../../domain/domain_names.ts";
+import { forbidden, notFound, unprocessable } from "../../domain/errors.ts";
+import { isId } from "../../domain/ids.ts";
+import { isLanguage } from "../../domain/languages.ts";
+import type { Runtime } from "../../runtime.ts";
+import { notify } from "../notifications/create.ts";
+import {
+  deleteFollow,
+  deleteFollowRequest,
+  type FollowOptions,
+  insertFollow,
+  insertFollowRequest,
+  type Pair,
+  updateFollowOptions,
+} from "./follow_graph.ts";
+import { hiddenAccountIds } from "./hidden_accounts.ts";
+import { isRemote, type RelationshipParty, requireAccount } from "./targets.ts";
+
+export type { FollowOptions } from "./follow_graph.ts";
+
+/**
+ * Whether a follow must wait for the target's answer: the target approves followers by hand, the
+ * follower is silenced (its follows never take effect unasked), or the target lives on another
+ * server, which answers with an Accept later. This is the one place that decides it.
+ */
+export function followNeedsApproval(source: RelationshipParty, target: RelationshipParty): boolean {
+  return target.locked || source.silenced_at !== null || isRemote(target);
+}
+
+/**
+ * Follows `targetId`, or asks to. Following (or having asked to follow) an account again changes
+ * the options given and nothing else.
+ */
+export async function follow(rt: Runtime, sourceId: string, targetId: string, options: FollowOptions): Promise<void> {
+  const target = await requireAccount(rt.db, targetId);
+  if (target.id === sourceId) throw forbidden("Following your own account is not allowed");
+  if (options.languages?.some((code) => !isLanguage(code))) {
+    throw unprocessable("Validation failed: Languages is invalid");
+  }
+  const source = await requireAccount(rt.db, sourceId);
+  const pair = { sourceId, targetId };
+  await rt.db.transaction().execute(async (trx) => {
+    if (await followingNotAllowed(trx, source, target)) throw forbidden();
+    if (await exists(trx, "follows", pair)) return updateFollowOptions(trx, "follows", pair, options);
+    if (await exists(trx, "follow_requests", pair)) return updateFollowOptions(trx, "follow_requests", pair, options);
+    if (followNeedsApproval(source, target)) {
+      if (await insertFollowRequest(trx, pair, options)) {
+        await notify(rt, trx, { recipientId: targetId, fromAccountId: sourceId, type: "follow_request" });
+      }
+    } else if (await insertFollow(rt, trx, pair, options)) {
+      await notify(rt, trx, { recipientId: targetId, fromAccountId: sourceId, type: "follow" });
+    }
+  });
+}
+
+/** Blocks either way, a moved target, or a blocked domain (by the follower or by this server). */
+async function followingNotAllowed(db: Db, source: RelationshipParty, target: RelationshipParty): Promise<boolean> {
+  if (target.moved_to_account_id !== null) return true;
+  const block = await db
+    .selectFrom("blocks")
+    .select("id")
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("account_id", "=", source.id), eb("target_account_id", "=", target.id)]),
+        eb.and([eb("account_id", "=", target.id), eb("target_account_id", "=", source.id)]),
+      ]),
+    )
+    .executeTakeFirst();
+  if (block) return true;
+  if (target.domain === null) return false;
+  const domainBlock = await db
+    .selectFrom("account_domain_blocks")
+    .select("id")
+    .where("account_id", "=", source.id)
+    .where("domain", "=", target.domain)
+    .unionAll(
+      db
+        .selectFrom("domain_blocks")
+        .select("id")
+        .where("domain", "in", domainAndParents(target.domain))
+        .where("severity", "=", "suspend"),
+    )
+    .executeTakeFirst();
+  return domainBlock !== undefined;
+}
+
+async function exists(db: Db, table: "follows" | "follow_requests", pair: Pair): Promise<boolean> {
+  const row = await db
+    .selectFrom(table)
+    .select("id")
+    .where("account_id", "=", pair.sourceId)
+    .where("target_account_id", "=", pair.targetId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Stops following `targetId`, or withdraws the request to. */
+export async function unfollow(rt: Runtime, sourceId: string, targetId: string): Promise<void> {
+  await requireAccount(rt.db, targetId);
+  const pair = { sourceId, targetId };
+  await rt.db.transaction().execute(async (trx) => {
+    if (!(await deleteFollow(rt, trx, pair))) await deleteFollowRequest(trx, pair);
+  });
+}
+
+/** Makes `followerId` stop following `accountId`. */
+export async function removeFromFollowers(rt: Runtime, accountId: string, followerId: string): Promise<void> {
+  await requireAccount(rt.db, followerId);
+  await rt.db.transaction().execute((trx) => deleteFollow(rt, trx, { sourceId: followerId, targetId: accountId }));
+}
+
+/** Accepts the request of `requesterId` to follow `accountId`; 404 when there is none. */
+export async function authorizeFollowRequest(rt: Runtime, accountId: string, requesterId: string): Promise<void> {
+  await requireAccount(rt.db, requesterId);
+  const pair = { sourceId: requesterId, targetId: accountId };
+  await rt.db.transaction().execute(async (trx) => {
+    const request = await deleteFollowRequest(trx, pair);
+    if (!request) throw notFound();
+    const options = { reblogs: request.show_reblogs, notify: request.notify, languages: request.languages };
+    if (await insertFollow(rt, trx, pair, options, request.uri)) {
+      await notify(rt, trx, { recipientId: accountId, fromAccountId: requesterId, type: "follow" });
+    }
+  });
+}
+
+/** Turns down the request of `requesterId` to follow `accountId`; 404 when there is none. */
+export async function rejectFollowRequest(rt: Runtime, accountId: string, requesterId: string): Promise<void> {
+  await requireAccount(rt.db, requesterId);
+  await rt.db.transaction().execute(async (trx) => {
+    if (!(await deleteFollowRequest(trx, { sourceId: requesterId, targetId: accountId }))) throw notFound();
+  });
+}
+
+const EMPTY: AccountPage = { items: [], next: null, prev: null };
+
+/** Accounts asking to follow `accountId`, newest request first. */
+export function listFollowRequests(rt: Runtime, accountId: string, page: Page): Promise<AccountPage> {
+  const q = rt.db
+    .selectFrom("follow_requests as r")
+    .innerJoin("accounts as a", "a.id", "r.account_id")
+    .select(["r.id", "r.account_id"])
+    .where("r.target_account_id", "=", accountId)
+    .where("a.suspended_at", "is", null);
+  return paginate(q, "r.id", page);
+}
+
+/**
+ * Followers (`direction` "followers") or followed accounts ("following") of `accountId`, newest
+ * follow first, as `viewerId` (null when anonymous) may see them: nothing when the owner hides the
+ * network from others, is suspended, or blocks the viewer; never accounts the viewer blocks, is
+ * blocked by or mutes (the owner sees them all); never suspended accounts. 404 for no such account.
+ */
+export async function listFollows(
+  rt: Runtime,
+  accountId: string,
+  direction: "followers" | "following",
+  viewerId: string | null,
+  page: Page,
+): Promise<AccountPage> {
+  const owner = isId(accountId)
+    ? await rt.db
+        .selectFrom("accounts")
+        .select(["id", "hide_collections", "suspended_at"])
+        .where("id", "=", accountId)
+        .executeTakeFirst()
+    : undefined;
+  if (!owner) throw notFound();
+  const isOwner = viewerId === accountId;
+  if (owner.suspended_at !== null || (owner.hide_collections && !isOwner)) return EMPTY;
+  if (viewerId && !isOwner && (await blocks(rt.db, accountId, viewerId))) return EMPTY;
+
+  const [own, other] =
+    direction === "followers"
+      ? (["target_account_id", "account_id"] as const)
+      : (["account_id", "target_account_id"] as const);
+  let q = rt.db
+    .selectFrom("follows as f")
+    .innerJoin("accounts as a", "a.id", `f.${other}`)
+    .select(["f.id", `f.${other} as account_id`])
+    .where(`f.${own}`, "=", accountId)
+    .where("a.suspended_at", "is", null);
+  if (viewerId && !isOwner) q = q.where("a.id", "not in", hiddenAccountIds(rt.db, viewerId));
+  return paginate(q, "f.id", page);
+}
+
+async function blocks(db: Db, accountId: string, targetId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("blocks")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("target_account_id", "=", targetId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface FamiliarFollowers {
+  id: string;
+  /** Accounts the viewer follows that follow `id`, newest follow first. */
+  accountIds: string[];
+}
+
+/**
+ * For each of `ids` (existing, not suspended, in the order asked): the accounts `viewerId` follows
+ * that follow it. Nobody for an account that hides its network, and never followers who hide theirs.
+ */
+export async function familiarFollowers(rt: Runtime, viewerId: string, ids: readonly string[]) {
+  const wanted = [...new Set(ids.filter(isId))];
+  if (wanted.length === 0) return [];
+  const accounts = await rt.db
+    .selectFrom("accounts")
+    .select(["id", "hide_collections"])
+    .where("id", "in", wanted)
+    .where("suspended_at", "is", null)
+    .execute();
+  const open = accounts.filter((a) => !a.hide_collections).map((a) => a.id);
+  const rows =
+    open.length === 0
+      ? []
+      : await rt.db
+          .selectFrom("follows as f")
+          .innerJoin("follows as mine", "mine.target_account_id", "f.account_id")
+          .innerJoin("accounts as a", "a.id", "f.account_id")
+          .select(["f.target_account_id", "f.account_id"])
+          .where("mine.account_id", "=", viewerId)
+          .where("f.target_account_id", "in", open)
+          .where("a.hide_collections", "=", false)
+          .where("a.suspended_at", "is", null)
+          .orderBy("f.id", "desc")
+          .execute();
+  const found = new Set(accounts.map((a) => a.id));
+  return wanted
+    .filter((id) => found.has(id))
+    .map(
+      (id): FamiliarFollowers => ({
+        id,
+        accountIds: rows.filter((r) => r.target_account_id === id).map((r) => r.account_id),
+      }),
+    );
+}

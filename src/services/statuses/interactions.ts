@@ -1,0 +1,282 @@
+// What people do to statuses: favourite, boost, bookmark, pin, mute the conversation. Every action
+// starts from a status the caller may see, and answers 404 for any other, existing or not.
+import { sql } from "kysely";
+import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
+import type { Visibility } from "../../db/schema.ts";
+import { forbidden, unprocessable } from "../../domain/errors.ts";
+import { newId } from "../../domain/ids.ts";
+import { urls } from "../../domain/urls.ts";
+import { canReblog } from "../../domain/visibility.ts";
+import type { Runtime } from "../../runtime.ts";
+import { statusesChanged } from "../../serializers/cache.ts";
+import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
+import { loadStatusRows, type StatusRow, visibleRows, visibleStatus } from "../visibility.ts";
+import { reblogged, statusFavourited, unfavourited, unreblogged } from "./side_effects.ts";
+
+/** The status an action applies to: the boosted one when given a boost. */
+async function target(rt: Runtime, viewerId: string | null, id: string): Promise<StatusRow> {
+  const row = await visibleStatus(rt, viewerId, id);
+  if (!row.reblog_of_id) return row;
+  return (await loadStatusRows(rt.db, [row.reblog_of_id])).get(row.reblog_of_id)!;
+}
+
+export async function favourite(rt: Runtime, viewerId: string, id: string): Promise<string> {
+  const status = await target(rt, viewerId, id);
+  await rt.db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto("favourites")
+      .values({ id: newId(), account_id: viewerId, status_id: status.id, created_at: new Date() })
+      .onConflict((oc) => oc.columns(["account_id", "status_id"]).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return;
+    await trx
+      .updateTable("status_stats")
+      .set({ favourites_count: sql`favourites_count + 1` })
+      .where("status_id", "=", status.id)
+      .execute();
+    await statusFavourited(rt, trx, { statusId: status.id, authorId: status.account_id, by: viewerId });
+  });
+  return status.id;
+}
+
+export async function unfavourite(rt: Runtime, viewerId: string, id: string): Promise<string> {
+  const status = await target(rt, viewerId, id);
+  await rt.db.transaction().execute(async (trx) => {
+    const removed = await trx
+      .deleteFrom("favourites")
+      .where("account_id", "=", viewerId)
+      .where("status_id", "=", status.id)
+      .executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) return;
+    await trx
+      .updateTable("status_stats")
+      .set({ favourites_count: sql`CASE WHEN favourites_count > 0 THEN favourites_count - 1 ELSE 0 END` })
+      .where("status_id", "=", status.id)
+      .execute();
+    await unfavourited(trx, { statusId: status.id, authorId: status.account_id, by: viewerId });
+  });
+  return status.id;
+}
+
+const BOOST_VISIBILITIES: Visibility[] = ["public", "unlisted", "private"];
+
+/** Boosts a status; returns the boost's id (the existing one when boosted before). */
+export async function reblog(
+  rt: Runtime,
+  viewerId: string,
+  id: string,
+  visibility: string | undefined,
+): Promise<string> {
+  const status = await target(rt, viewerId, id);
+  if (!canReblog(status, viewerId)) throw forbidden();
+  if (visibility !== undefined && !BOOST_VISIBILITIES.includes(visibility as Visibility)) {
+    throw unprocessable("Validation failed: Visibility is not included in the list");
+  }
+  const existing = await rt.db
+    .selectFrom("statuses")
+    .select("id")
+    .where("account_id", "=", viewerId)
+    .where("reblog_of_id", "=", status.id)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+  if (existing) return existing.id;
+  const me = await rt.db.selectFrom("accounts").select("username").where("id", "=", viewerId).executeTakeFirstOrThrow();
+  // A private status stays private when its author boosts it.
+  const chosen: Visibility =
+    status.visibility === "private" ? "private" : ((visibility as Visibility | undefined) ?? "public");
+  const boostId = newId();
+  const now = new Date();
+  const u = urls(rt.config);
+  await rt.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto("statuses")
+      .values({
+        id: boostId,
+        uri: `${u.statusUri(me.username, boostId)}/activity`,
+        url: null,
+        account_id: viewerId,
+        local: true,
+        visibility: chosen,
+        language: null,
+        in_reply_to_id: null,
+        in_reply_to_account_id: null,
+        reblog_of_id: status.id,
+        conversation_id: null,
+        application_id: null,
+        created_at: now,
+        updated_at: now,
+        edited_at: null,
+        deleted_at: null,
+      })
+      .execute();
+    await trx.insertInto("status_stats").values({ status_id: boostId }).execute();
+    await trx
+      .updateTable("status_stats")
+      .set({ reblogs_count: sql`reblogs_count + 1` })
+      .where("status_id", "=", status.id)
+      .execute();
+    await trx
+      .updateTable("account_stats")
+      .set({ statuses_count: sql`statuses_count + 1`, last_status_at: now })
+      .where("account_id", "=", viewerId)
+      .execute();
+    await reblogged(rt, trx, { boostId, statusId: status.id, authorId: status.account_id, by: viewerId });
+  });
+  return boostId;
+}
+
+/** Withdraws one's boost; returns the boosted status's id. */
+export async function unreblog(rt: Runtime, viewerId: string, id: string): Promise<string> {
+  const status = await target(rt, viewerId, id);
+  const boostId = await rt.db.transaction().execute(async (trx) => {
+    const boost = await trx
+      .selectFrom("statuses")
+      .select("id")
+      .where("account_id", "=", viewerId)
+      .where("reblog_of_id", "=", status.id)
+      .where("deleted_at", "is", null)
+      .executeTakeFirst();
+    if (!boost) return null;
+    await trx.deleteFrom("statuses").where("id", "=", boost.id).execute();
+    await trx
+      .updateTable("status_stats")
+      .set({ reblogs_count: sql`CASE WHEN reblogs_count > 0 THEN reblogs_count - 1 ELSE 0 END` })
+      .where("status_id", "=", status.id)
+      .execute();
+    await trx
+      .updateTable("account_stats")
+      .set({ statuses_count: sql`statuses_count - 1` })
+      .where("account_id", "=", viewerId)
+      .execute();
+    await unreblogged(rt, trx, { boostId: boost.id, statusId: status.id, authorId: status.account_id, by: viewerId });
+    return boost.id;
+  });
+  if (boostId) await statusesChanged(rt, [boostId]);
+  return status.id;
+}
+
+export async function bookmark(rt: Runtime, viewerId: string, id: string): Promise<string> {
+  const status = await target(rt, viewerId, id);
+  await rt.db
+    .insertInto("bookmarks")
+    .values({ id: newId(), account_id: viewerId, status_id: status.id, created_at: new Date() })
+    .onConflict((oc) => oc.columns(["account_id", "status_id"]).doNothing())
+    .execute();
+  return status.id;
+}
+
+export async function unbookmark(rt: Runtime, viewerId: string, id: string): Promise<string> {
+  const status = await target(rt, viewerId, id);
+  await rt.db.deleteFrom("bookmarks").where("account_id", "=", viewerId).where("status_id", "=", status.id).execute();
+  return status.id;
+}
+
+export async function pin(rt: Runtime, viewerId: string, id: string): Promise<string> {
+  const status = await visibleStatus(rt, viewerId, id);
+  if (status.reblog_of_id) throw unprocessable("Validation failed: A boost cannot be pinned");
+  if (status.account_id !== viewerId) throw unprocessable("Validation failed: Someone else's post cannot be pinned");
+  if (status.visibility === "private" || status.visibility === "direct") {
+    throw unprocessable("Validation failed: Only public and unlisted posts can be pinned");
+  }
+  await rt.db.transaction().execute(async (trx) => {
+    const pins = await trx.selectFrom("status_pins").select("status_id").where("account_id", "=", viewerId).execute();
+    if (pins.some((p) => p.status_id === id)) throw unprocessable("Validation failed: Status has already been taken");
+    if (pins.length >= rt.config.limits.pinnedStatuses) {
+      throw unprocessable("Validation failed: You have already pinned the maximum number of posts");
+    }
+    await trx
+      .insertInto("status_pins")
+      .values({ id: newId(), account_id: viewerId, status_id: id, created_at: new Date() })
+      .execute();
+  });
+  return id;
+}
+
+export async function unpin(rt: Runtime, viewerId: string, id: string): Promise<string> {
+  const status = await visibleStatus(rt, viewerId, id);
+  await rt.db.deleteFrom("status_pins").where("account_id", "=", viewerId).where("status_id", "=", status.id).execute();
+  return status.id;
+}
+
+/** Muting a conversation silences notifications from the whole thread. */
+export async function muteConversation(rt: Runtime, viewerId: string, id: string, mute: boolean): Promise<string> {
+  const status = await target(rt, viewerId, id);
+  const conversation = status.conversation_id ?? status.id;
+  if (mute) {
+    await rt.db
+      .insertInto("conversation_mutes")
+      .values({ id: newId(), account_id: viewerId, conversation_id: conversation })
+      .onConflict((oc) => oc.columns(["account_id", "conversation_id"]).doNothing())
+      .execute();
+  } else {
+    await rt.db
+      .deleteFrom("conversation_mutes")
+      .where("account_id", "=", viewerId)
+      .where("conversation_id", "=", conversation)
+      .execute();
+  }
+  return status.id;
+}
+
+/** Who favourited or boosted a status, newest first, leaving out accounts hidden from the viewer. */
+export async function interactedBy(
+  rt: Runtime,
+  viewerId: string | null,
+  id: string,
+  kind: "favourites" | "reblogs",
+  page: Page,
+): Promise<PageResult<{ id: string; account_id: string }>> {
+  const status = await target(rt, viewerId, id);
+  let q =
+    kind === "favourites"
+      ? rt.db.selectFrom("favourites as x").select(["x.id", "x.account_id"]).where("x.status_id", "=", status.id)
+      : rt.db
+          .selectFrom("statuses as x")
+          .select(["x.id", "x.account_id"])
+          .where("x.reblog_of_id", "=", status.id)
+          .where("x.deleted_at", "is", null);
+  q = q.where(
+    "x.account_id",
+    "not in",
+    rt.db.selectFrom("accounts").select("id").where("suspended_at", "is not", null),
+  );
+  if (viewerId) q = q.where("x.account_id", "not in", hiddenAccountIds(rt.db, viewerId));
+  return paginate(q, "x.id", page);
+}
+
+/** The viewer's bookmarks or favourites, by when they were made, still visible to them. */
+export async function savedStatuses(
+  rt: Runtime,
+  viewerId: string,
+  table: "bookmarks" | "favourites",
+  page: Page,
+): Promise<PageResult<string>> {
+  const result = await paginate(
+    rt.db
+      .selectFrom(`${table} as x`)
+      .innerJoin("statuses as s", "s.id", "x.status_id")
+      .select(["x.id", "x.status_id"])
+      .where("x.account_id", "=", viewerId)
+      .where("s.deleted_at", "is", null),
+    "x.id",
+    page,
+  );
+  const rows = await loadStatusRows(
+    rt.db,
+    result.items.map((r) => r.status_id),
+  );
+  const visible = new Set(
+    (
+      await visibleRows(
+        rt,
+        viewerId,
+        result.items.map((r) => rows.get(r.status_id)).filter((r): r is StatusRow => r !== undefined),
+      )
+    ).map((r) => r.id),
+  );
+  return {
+    items: result.items.filter((r) => visible.has(r.status_id)).map((r) => r.status_id),
+    next: result.next,
+    prev: result.prev,
+  };
+}

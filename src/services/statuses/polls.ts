@@ -1,0 +1,194 @@
+// Polls: made with a status, voted in until they end, and announced to everyone involved when they do.
+
+import type { Selectable } from "kysely";
+import { sql } from "kysely";
+import type { Db } from "../../db/index.ts";
+import type { PollsTable } from "../../db/schema.ts";
+import { ApiError, notFound, unprocessable } from "../../domain/errors.ts";
+import { newId } from "../../domain/ids.ts";
+import { countGraphemes } from "../../domain/text/index.ts";
+import type { Runtime } from "../../runtime.ts";
+import { statusesChanged } from "../../serializers/cache.ts";
+import { notify } from "../notifications/create.ts";
+import { visibleStatus } from "../visibility.ts";
+
+declare module "../../jobs/queue.ts" {
+  interface JobPayloads {
+    /** At a poll's end: `poll` notifications for its author and its voters. */
+    "polls.expire": { pollId: string };
+  }
+}
+
+export type Poll = Selectable<PollsTable>;
+
+export interface NewPoll {
+  options: string[];
+  expiresIn: number;
+  multiple: boolean;
+  hideTotals: boolean;
+}
+
+/** Mastodon's poll rules, with the limits from configuration. */
+export function checkPoll(rt: Runtime, p: NewPoll): NewPoll {
+  const l = rt.config.limits;
+  const options = p.options.map((o) => o.trim());
+  const fail = (what: string) => unprocessable(`Validation failed: Poll ${what}`);
+  if (options.length < 2) throw fail("options must have more than one item");
+  if (options.length > l.pollOptions) throw fail(`options can't contain more than ${l.pollOptions} items`);
+  if (options.some((o) => o === "")) throw fail("options can't be blank");
+  if (options.some((o) => countGraphemes(o) > l.pollOptionChars)) {
+    throw fail(`options cannot be longer than ${l.pollOptionChars} characters each`);
+  }
+  if (new Set(options).size !== options.length) throw fail("options must not contain duplicate items");
+  if (!Number.isInteger(p.expiresIn) || p.expiresIn < l.pollMinExpiration) throw fail("expiration is too soon");
+  if (p.expiresIn > l.pollMaxExpiration) throw fail("expiration is too far into the future");
+  return { ...p, options };
+}
+
+/** Creates the poll of a status inside the status's transaction, and schedules its end. */
+export async function createPoll(
+  rt: Runtime,
+  db: Db,
+  statusId: string,
+  accountId: string,
+  p: NewPoll,
+): Promise<string> {
+  const id = newId();
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + p.expiresIn * 1000);
+  await db
+    .insertInto("polls")
+    .values({
+      id,
+      status_id: statusId,
+      account_id: accountId,
+      options: JSON.stringify(p.options),
+      tallies: JSON.stringify(p.options.map(() => 0)),
+      multiple: p.multiple,
+      hide_totals: p.hideTotals,
+      expires_at: expiresAt,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await db.updateTable("statuses").set({ poll_id: id }).where("id", "=", statusId).execute();
+  await rt.queue.enqueue("polls.expire", { pollId: id }, { runAt: expiresAt }, db);
+  return id;
+}
+
+/** The poll of a status the viewer may see; a poll on a non-public status needs a signed-in viewer. */
+export async function visiblePoll(rt: Runtime, viewerId: string | null, pollId: string): Promise<Poll> {
+  const poll = await rt.db.selectFrom("polls").selectAll().where("id", "=", pollId).executeTakeFirst();
+  if (!poll) throw notFound();
+  const status = await rt.db
+    .selectFrom("statuses")
+    .select("visibility")
+    .where("id", "=", poll.status_id)
+    .executeTakeFirst();
+  if (status && status.visibility !== "public" && viewerId === null) {
+    throw new ApiError(401, "The access token is invalid");
+  }
+  await visibleStatus(rt, viewerId, poll.status_id);
+  return poll;
+}
+
+export async function vote(rt: Runtime, viewerId: string, pollId: string, choices: number[]): Promise<void> {
+  const poll = await visiblePoll(rt, viewerId, pollId);
+  const fail = (message: string) => unprocessable(`Validation failed: ${message}`);
+  if (poll.expires_at <= new Date()) throw fail("The poll has already ended");
+  if (poll.account_id === viewerId) throw fail("You cannot vote in your own poll");
+  const unique = [...new Set(choices)];
+  if (unique.length === 0) throw fail("Choices can't be blank");
+  if (unique.some((c) => !Number.isInteger(c) || c < 0 || c >= poll.options.length)) throw fail("Choices are invalid");
+  if (!poll.multiple && unique.length > 1) throw fail("Choices must be exactly one in a single-choice poll");
+  await rt.db.transaction().execute(async (trx) => {
+    const earlier = await trx
+      .selectFrom("poll_votes")
+      .select("id")
+      .where("poll_id", "=", pollId)
+      .where("account_id", "=", viewerId)
+      .executeTakeFirst();
+    if (earlier) throw fail("You have already voted on this poll");
+    const now = new Date();
+    for (const choice of unique) {
+      await trx
+        .insertInto("poll_votes")
+        .values({ id: newId(), poll_id: pollId, account_id: viewerId, choice, created_at: now })
+        .execute();
+    }
+    const tallies = [...poll.tallies];
+    for (const choice of unique) tallies[choice] = (tallies[choice] ?? 0) + 1;
+    await trx
+      .updateTable("polls")
+      .set({
+        tallies: JSON.stringify(tallies),
+        votes_count: sql`votes_count + ${unique.length}`,
+        voters_count: sql`voters_count + 1`,
+        updated_at: now,
+      })
+      .where("id", "=", pollId)
+      .execute();
+  });
+}
+
+/** Job: the poll ended; its author and every local voter hear of it, once. */
+export async function expirePoll(rt: Runtime, { pollId }: { pollId: string }): Promise<void> {
+  const poll = await rt.db.selectFrom("polls").selectAll().where("id", "=", pollId).executeTakeFirst();
+  if (!poll || poll.expires_at > new Date()) return;
+  const voters = await rt.db
+    .selectFrom("poll_votes")
+    .select("account_id")
+    .distinct()
+    .where("poll_id", "=", pollId)
+    .execute();
+  await rt.db.transaction().execute(async (trx) => {
+    for (const recipientId of [poll.account_id, ...voters.map((v) => v.account_id)]) {
+      const already = await trx
+        .selectFrom("notifications")
+        .select("id")
+        .where("account_id", "=", recipientId)
+        .where("type", "=", "poll")
+        .where("status_id", "=", poll.status_id)
+        .executeTakeFirst();
+      if (!already)
+        await notify(rt, trx, { recipientId, fromAccountId: poll.account_id, type: "poll", statusId: poll.status_id });
+    }
+  });
+  await statusesChanged(rt, [poll.status_id]);
+}
+
+/** Poll entities by poll id, with the viewer's own votes. */
+export async function renderPolls(rt: Runtime, pollIds: string[], viewerId: string | null) {
+  if (pollIds.length === 0) return new Map<string, unknown>();
+  const [polls, votes] = await Promise.all([
+    rt.db.selectFrom("polls").selectAll().where("id", "in", pollIds).execute(),
+    viewerId
+      ? rt.db
+          .selectFrom("poll_votes")
+          .select(["poll_id", "choice"])
+          .where("poll_id", "in", pollIds)
+          .where("account_id", "=", viewerId)
+          .execute()
+      : [],
+  ]);
+  const now = new Date();
+  const out = new Map<string, unknown>();
+  for (const p of polls) {
+    const expired = p.expires_at <= now;
+    const mine = votes.filter((v) => v.poll_id === p.id).map((v) => v.choice);
+    // Hidden totals show only to the author, and to everyone once the poll has ended.
+    const showTotals = !p.hide_totals || expired || viewerId === p.account_id;
+    out.set(p.id, {
+      id: p.id,
+      expires_at: p.expires_at.toISOString(),
+      expired,
+      multiple: p.multiple,
+      votes_count: p.votes_count,
+      voters_count: p.voters_count,
+      options: p.options.map((title, i) => ({ title, votes_count: showTotals ? (p.tallies[i] ?? 0) : null })),
+      emojis: [],
+      ...(viewerId ? { voted: mine.length > 0 || viewerId === p.account_id, own_votes: mine } : {}),
+    });
+  }
+  return out;
+}
