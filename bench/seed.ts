@@ -5,6 +5,7 @@ import { sql } from "kysely";
 import { idAt, newId } from "../src/domain/ids.ts";
 import { hashPassword } from "../src/domain/secrets.ts";
 import type { Runtime } from "../src/runtime.ts";
+import { localAccountRow } from "../src/services/accounts/account_row.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
 import { rebuildHomeFeed } from "../src/services/feeds/maintenance.ts";
@@ -45,31 +46,9 @@ export async function seed(rt: Runtime, log: (line: string) => void = () => {}):
   await insertAll(
     rt,
     "accounts",
-    names.map((n) => ({
-      id: ids.get(n),
-      username: n,
-      domain: null,
-      acct_key: `${n}@`,
-      uri: `${origin}/users/${n}`,
-      url: `${origin}/@${n}`,
-      display_name: n,
-      note: "",
-      note_html: "",
-      fields: "[]",
-      avatar_file: null,
-      avatar_remote_url: null,
-      header_file: null,
-      header_remote_url: null,
-      discoverable: true,
-      public_key: null,
-      private_key: null,
-      moved_to_account_id: null,
-      suspended_at: null,
-      silenced_at: null,
-      fetched_at: null,
-      created_at: created,
-      updated_at: created,
-    })),
+    names.map((n) =>
+      localAccountRow(rt.config, n, { id: ids.get(n)!, display_name: n, discoverable: true, created_at: created }),
+    ),
   );
   await insertAll(
     rt,

@@ -5,6 +5,7 @@ import { after, before, test } from "node:test";
 import { newId } from "../src/domain/ids.ts";
 import { renderAccountById } from "../src/serializers/account.ts";
 import { assertEntity } from "./conformance.ts";
+import { remoteAccount, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -13,49 +14,16 @@ let bob: TestUser;
 let carol: TestUser;
 let remoteId: string;
 
-/** A remote account as federation would have stored it. */
-async function remoteAccount(username: string, domain: string, o: { url?: string | null } = {}): Promise<string> {
-  const id = newId();
-  const now = new Date();
-  const uri = `https://${domain}/users/${username}`;
-  await server.rt.db
-    .insertInto("accounts")
-    .values({
-      id,
-      username,
-      domain,
-      acct_key: `${username.toLowerCase()}@${domain}`,
-      display_name: `${username} elsewhere`,
-      uri,
-      url: o.url === undefined ? `https://${domain}/@${username}` : o.url,
-      inbox_url: `${uri}/inbox`,
-      shared_inbox_url: null,
-      outbox_url: null,
-      followers_url: null,
-      following_url: null,
-      featured_url: null,
-      avatar_file: null,
-      avatar_remote_url: `https://${domain}/avatar.png`,
-      header_file: null,
-      header_remote_url: null,
-      discoverable: true,
-      public_key: null,
-      private_key: null,
-      moved_to_account_id: null,
-      suspended_at: null,
-      silenced_at: null,
-      fetched_at: now,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  await server.rt.db.insertInto("account_stats").values({ account_id: id, last_status_at: null }).execute();
-  return id;
-}
+/** A remote account as federation would have stored it, with a profile. */
+const remote = (username: string, domain: string, columns: { url?: string | null } = {}) =>
+  remoteAccount(server, username, domain, {
+    display_name: `${username} elsewhere`,
+    avatar_remote_url: `https://${domain}/avatar.png`,
+    discoverable: true,
+    ...columns,
+  });
 
-async function suspend(accountId: string): Promise<void> {
-  await server.rt.db.updateTable("accounts").set({ suspended_at: new Date() }).where("id", "=", accountId).execute();
-}
+const suspend = (accountId: string) => setAccount(server, accountId, { suspended_at: new Date() });
 
 before(async () => {
   server = await startServer();
@@ -67,7 +35,7 @@ before(async () => {
     .set({ display_name: "Bobby Tables" })
     .where("id", "=", bob.accountId)
     .execute();
-  remoteId = await remoteAccount("bob", "remote.example");
+  remoteId = await remote("bob", "remote.example");
 });
 after(() => server.close());
 
@@ -133,7 +101,7 @@ test("a remote account: acct with its domain, no roles or noindex, its url or el
   assert.equal(res.body.header, `${server.url}/headers/original/missing.png`);
   assert.equal("roles" in res.body, false);
   assert.equal("noindex" in res.body, false);
-  const noUrl = await remoteAccount("nourl", "remote.example", { url: null });
+  const noUrl = await remote("nourl", "remote.example", { url: null });
   assert.equal((await server.get(`/api/v1/accounts/${noUrl}`)).body.url, "https://remote.example/users/nourl");
 });
 

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { newId } from "../src/domain/ids.ts";
 import { assertEntity } from "./conformance.ts";
-import { counts, notificationsOf, remoteAccount, setAccount } from "./relationship_fixtures.ts";
-import { startServer, type TestServer, type TestUser } from "./rig.ts";
+import { counts, freshUser, notificationsOf, remoteAccount, setAccount } from "./fixtures.ts";
+import { startServer, type TestServer, type TestUser, type UserOptions } from "./rig.ts";
 
 let server: TestServer;
 before(async () => {
@@ -12,8 +12,7 @@ before(async () => {
 });
 after(() => server.close());
 
-let n = 0;
-const user = (name: string) => server.user(`${name}${++n}`);
+const user = (name: string, options?: UserOptions) => freshUser(server, name, options);
 const act = (from: TestUser, action: string, toId: string, json: Record<string, unknown> = {}) =>
   server.post(`/api/v1/accounts/${toId}/${action}`, { token: from.token, json });
 const relationship = async (from: TestUser, toId: string) =>
@@ -96,7 +95,7 @@ test("the block list pages by block and leaves out suspended accounts", async ()
     [a.accountId],
   );
   assert.doesNotMatch(rest.headers.get("link") ?? "", /rel="next"/);
-  const reader = await server.user(`reader${++n}`, { scopes: ["read:follows"] });
+  const reader = await user("reader", { scopes: ["read:follows"] });
   assert.equal((await server.get("/api/v1/blocks", { token: reader.token })).status, 403);
 });
 
@@ -283,7 +282,7 @@ test("domain blocks are checked, normalized and paged", async () => {
     form: { domain: "never.example" },
   });
   assert.equal(absent.status, 200);
-  const reader = await server.user(`reader${++n}`, { scopes: ["read"] });
+  const reader = await user("reader", { scopes: ["read"] });
   assert.equal(
     (await server.post("/api/v1/domain_blocks", { token: reader.token, form: { domain: "x.example" } })).status,
     403,

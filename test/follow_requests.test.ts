@@ -1,8 +1,8 @@
 // Follows that wait for an answer: locked accounts, silenced followers, other servers.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { counts, notificationsOf, remoteAccount, setAccount } from "./relationship_fixtures.ts";
-import { startServer, type TestServer, type TestUser } from "./rig.ts";
+import { counts, freshUser, notificationsOf, remoteAccount, setAccount } from "./fixtures.ts";
+import { startServer, type TestServer, type TestUser, type UserOptions } from "./rig.ts";
 
 let server: TestServer;
 before(async () => {
@@ -10,8 +10,7 @@ before(async () => {
 });
 after(() => server.close());
 
-let n = 0;
-const user = (name: string) => server.user(`${name}${++n}`);
+const user = (name: string, options?: UserOptions) => freshUser(server, name, options);
 const follow = (from: TestUser, toId: string, body: Record<string, unknown> = {}) =>
   server.post(`/api/v1/accounts/${toId}/follow`, { token: from.token, json: body });
 
@@ -138,7 +137,7 @@ test("the request list pages by request, newest first, leaving out suspended acc
   );
   assert.doesNotMatch(second.headers.get("link") ?? "", /rel="next"/);
 
-  const reader = await server.user(`reader${++n}`, { scopes: ["read"] });
+  const reader = await user("reader", { scopes: ["read"] });
   assert.equal((await server.get("/api/v1/follow_requests", { token: reader.token })).status, 200);
   assert.equal(
     (await server.post(`/api/v1/follow_requests/${askers[0].accountId}/authorize`, { token: reader.token })).status,

@@ -1,29 +1,20 @@
 // Lists and their members.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { newId } from "../src/domain/ids.ts";
 import { assertEntity } from "./conformance.ts";
+import { follow } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
 let alice: TestUser;
 let others: TestUser[];
 
-async function follow(from: TestUser, to: TestUser): Promise<string> {
-  const id = newId();
-  await server.rt.db
-    .insertInto("follows")
-    .values({ id, account_id: from.accountId, target_account_id: to.accountId, uri: null, created_at: new Date() })
-    .execute();
-  return id;
-}
-
 before(async () => {
   server = await startServer();
   alice = await server.user("alice");
   others = [];
   for (const name of ["bob", "carol", "dave", "erin"]) others.push(await server.user(name));
-  for (const o of others.slice(0, 3)) await follow(alice, o);
+  for (const o of others.slice(0, 3)) await follow(server, alice, o);
 });
 after(() => server.close());
 

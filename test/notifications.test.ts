@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { newId } from "../src/domain/ids.ts";
 import { type NewNotification, notify } from "../src/services/notifications/create.ts";
-import { remoteAccount, setAccount } from "./relationship_fixtures.ts";
+import { remoteAccount, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;

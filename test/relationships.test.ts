@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
-import { counts, notificationsOf, setAccount } from "./relationship_fixtures.ts";
-import { startServer, type TestServer, type TestUser } from "./rig.ts";
+import { counts, freshUser, notificationsOf, setAccount } from "./fixtures.ts";
+import { startServer, type TestServer, type TestUser, type UserOptions } from "./rig.ts";
 
 let server: TestServer;
 before(async () => {
@@ -11,9 +11,8 @@ before(async () => {
 });
 after(() => server.close());
 
-let n = 0;
 /** A fresh user per test, so tests do not see each other's relationships. */
-const user = (name: string) => server.user(`${name}${++n}`);
+const user = (name: string, options?: UserOptions) => freshUser(server, name, options);
 
 const follow = (from: TestUser, to: TestUser, body?: Record<string, unknown>) =>
   server.post(`/api/v1/accounts/${to.accountId}/follow`, { token: from.token, json: body ?? {} });
@@ -136,7 +135,7 @@ test("following oneself is refused; missing, suspended and unconfirmed accounts 
 });
 
 test("relationship actions need the right scope and a token", async () => {
-  const reader = await server.user(`reader${++n}`, { scopes: ["read"] });
+  const reader = await user("reader", { scopes: ["read"] });
   const bob = await user("bob");
   for (const action of ["follow", "unfollow", "block", "mute", "note", "endorse", "remove_from_followers"]) {
     const res = await server.post(`/api/v1/accounts/${bob.accountId}/${action}`, { token: reader.token });
@@ -146,9 +145,9 @@ test("relationship actions need the right scope and a token", async () => {
   const anonymous = await server.post(`/api/v1/accounts/${bob.accountId}/follow`);
   assert.equal(anonymous.status, 401);
   // The granular scope is enough; `follow` grants following but not notes.
-  const granular = await server.user(`granular${++n}`, { scopes: ["write:follows"] });
+  const granular = await user("granular", { scopes: ["write:follows"] });
   assert.equal((await follow(granular, bob)).status, 200);
-  const legacy = await server.user(`legacy${++n}`, { scopes: ["follow"] });
+  const legacy = await user("legacy", { scopes: ["follow"] });
   assert.equal((await follow(legacy, bob)).status, 200);
   const note = await server.post(`/api/v1/accounts/${bob.accountId}/note`, { token: legacy.token });
   assert.equal(note.status, 403);
@@ -370,7 +369,7 @@ test("lists leave out accounts the viewer blocks, is blocked by or mutes, and su
 
 test("a token sent to a public list must allow reading accounts", async () => {
   const star = await user("star");
-  const writer = await server.user(`writer${++n}`, { scopes: ["write"] });
+  const writer = await user("writer", { scopes: ["write"] });
   const res = await server.get(`/api/v1/accounts/${star.accountId}/followers`, { token: writer.token });
   assert.equal(res.status, 403);
   assert.deepEqual(res.body, { error: "This action is outside the authorized scopes" });

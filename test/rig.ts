@@ -50,6 +50,11 @@ export interface TestUser {
   token: string;
 }
 
+export interface UserOptions {
+  role?: Role;
+  scopes?: string[];
+}
+
 export interface TestServer {
   rt: Runtime;
   /** PostgreSQL only: the schema this server's tables live in. */
@@ -63,7 +68,7 @@ export interface TestServer {
   patch<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   delete<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** A confirmed, approved local user with a `read write follow push` token (made without HTTP). */
-  user(username: string, options?: { role?: Role; scopes?: string[] }): Promise<TestUser>;
+  user(username: string, options?: UserOptions): Promise<TestUser>;
   /** Waits until the job queue has nothing due and nothing running. */
   settle(): Promise<void>;
   /** Stops the runtime (database, worker, caches) and starts a new one on the same database, as a restart would. */

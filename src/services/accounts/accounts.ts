@@ -7,8 +7,8 @@ import type { Role } from "../../db/schema.ts";
 import { ApiError, fieldError, notFound, validationFailed } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { hashPassword } from "../../domain/secrets.ts";
-import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
+import { insertAccount, localAccountRow } from "./account_row.ts";
 
 /** How Mastodon's locale file names a user's attributes in error sentences. */
 export const USER_ATTRIBUTE_LABELS: Record<string, string> = {
@@ -61,46 +61,14 @@ async function throwIfTaken(db: Db, username: string, email: string): Promise<vo
 
 /** Creates a local account, its counters and its user in one transaction. */
 export async function createLocalUser(rt: Runtime, input: NewLocalUser): Promise<CreatedUser> {
-  const u = urls(rt.config);
   const now = new Date();
   const accountId = newId();
   const userId = newId();
   const passwordHash = await hashPassword(input.password);
-  const actor = u.actor(input.username);
   try {
     await rt.db.transaction().execute(async (trx) => {
       await throwIfTaken(trx, input.username, input.email);
-      await trx
-        .insertInto("accounts")
-        .values({
-          id: accountId,
-          username: input.username,
-          domain: null,
-          acct_key: `${input.username.toLowerCase()}@`,
-          uri: u.accountUri(input.username),
-          url: u.accountUrl(input.username),
-          inbox_url: actor.inbox,
-          shared_inbox_url: actor.sharedInbox,
-          outbox_url: actor.outbox,
-          followers_url: actor.followers,
-          following_url: actor.following,
-          featured_url: actor.featured,
-          avatar_file: null,
-          avatar_remote_url: null,
-          header_file: null,
-          header_remote_url: null,
-          discoverable: null,
-          public_key: null,
-          private_key: null,
-          moved_to_account_id: null,
-          suspended_at: null,
-          silenced_at: null,
-          fetched_at: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-      await trx.insertInto("account_stats").values({ account_id: accountId, last_status_at: null }).execute();
+      await insertAccount(trx, localAccountRow(rt.config, input.username, { id: accountId, created_at: now }));
       await trx
         .insertInto("users")
         .values({
