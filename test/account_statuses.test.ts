@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
+import { post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -13,16 +14,12 @@ before(async () => {
   server = await startServer();
   alice = await server.user("alice");
   bob = await server.user("bob");
-  const post = async (user: TestUser, key: string, json: Record<string, unknown>) => {
-    const res = await server.post("/api/v1/statuses", { token: user.token, json });
-    ids[key] = res.body.id;
-  };
-  await post(bob, "bobs", { status: "bob's post" });
-  await post(alice, "plain", { status: "plain post #Cats" });
-  await post(alice, "reply_to_bob", { status: "@bob hi", in_reply_to_id: ids.bobs });
-  await post(alice, "self_reply", { status: "more #CATS", in_reply_to_id: ids.plain });
+  ids.bobs = (await post(server, bob, "bob's post")).id;
+  ids.plain = (await post(server, alice, "plain post #Cats")).id;
+  ids.reply_to_bob = (await post(server, alice, { status: "@bob hi", in_reply_to_id: ids.bobs })).id;
+  ids.self_reply = (await post(server, alice, { status: "more #CATS", in_reply_to_id: ids.plain })).id;
   ids.boost = (await server.post(`/api/v1/statuses/${ids.bobs}/reblog`, { token: alice.token })).body.id;
-  await post(alice, "newest", { status: "newest #ｃａｔｓ" });
+  ids.newest = (await post(server, alice, "newest #ｃａｔｓ")).id;
 });
 after(() => server.close());
 
@@ -66,7 +63,7 @@ test("pagination with Link headers; none past the end", async () => {
 test("missing accounts are 404; suspended ones show nothing", async () => {
   assert.equal((await server.get("/api/v1/accounts/123456789/statuses")).status, 404);
   const eve = await server.user("eve");
-  await server.post("/api/v1/statuses", { token: eve.token, json: { status: "soon gone" } });
+  await post(server, eve, "soon gone");
   await server.rt.db
     .updateTable("accounts")
     .set({ suspended_at: new Date() })

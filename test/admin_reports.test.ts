@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { addRule } from "../src/services/instance/instance.ts";
 import { assertEntity } from "./conformance.ts";
+import { post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -21,10 +22,8 @@ before(async () => {
   reporter = await server.user("reporter");
   target = await server.user("target");
   moderator = await server.user("mod", { role: "moderator", scopes: ADMIN_SCOPES });
-  const post = async (status: string, visibility = "public") =>
-    (await server.post("/api/v1/statuses", { token: target.token, json: { status, visibility } })).body.id as string;
-  deletedId = await post("something rude, soon deleted");
-  privateId = await post("something rude for followers", "private");
+  deletedId = (await post(server, target, "something rude, soon deleted")).id;
+  privateId = (await post(server, target, { status: "something rude for followers", visibility: "private" })).id;
   const res = await server.post("/api/v1/reports", {
     token: reporter.token,
     json: {

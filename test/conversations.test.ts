@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
+import { follow, post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -17,24 +18,13 @@ interface Conversation {
   last_status: { id: string } | null;
 }
 
-async function direct(user: TestUser, status: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await server.post("/api/v1/statuses", {
-    token: user.token,
-    json: { status, visibility: "direct", ...extra },
-  });
-  assert.equal(res.status, 200, res.text);
-  return res.body.id;
-}
+const direct = async (user: TestUser, status: string, extra: Record<string, unknown> = {}): Promise<string> =>
+  (await post(server, user, { status, visibility: "direct", ...extra })).id;
 
 async function conversationsOf(user: TestUser, query: Record<string, string> = {}) {
   const res = await server.get<Conversation[]>("/api/v1/conversations", { token: user.token, query });
   assert.equal(res.status, 200, res.text);
   return res;
-}
-
-/** Private mentions from strangers are filtered by default: recipients follow the senders first. */
-async function follow(user: TestUser, target: TestUser) {
-  await server.post(`/api/v1/accounts/${target.accountId}/follow`, { token: user.token });
 }
 
 const summary = (list: Conversation[]) =>
@@ -43,8 +33,9 @@ const summary = (list: Conversation[]) =>
 test("a direct message starts a conversation on both sides; replies move it and mark it unread", async (t) => {
   const alice = await server.user("alice");
   const bob = await server.user("bob");
-  await follow(bob, alice);
-  await follow(alice, bob);
+  // Private mentions from strangers are filtered by default: recipients follow the senders first.
+  await follow(server, bob, alice);
+  await follow(server, alice, bob);
   const first = await direct(alice, "@bob psst");
 
   const bobs = (await conversationsOf(bob)).body;
@@ -78,7 +69,7 @@ test("a direct message starts a conversation on both sides; replies move it and 
 test("deleting statuses moves the conversation back, and deleting all of them ends it", async () => {
   const carol = await server.user("carol");
   const dave = await server.user("dave");
-  await follow(dave, carol);
+  await follow(server, dave, carol);
   const first = await direct(carol, "@dave one");
   const second = await direct(carol, "@dave two", { in_reply_to_id: first });
   assert.deepEqual(summary((await conversationsOf(dave)).body), [[[carol.accountId], second, true]]);
@@ -95,7 +86,7 @@ test("only direct statuses make conversations, and not for those who block or mu
   const frank = await server.user("frank");
   const gina = await server.user("gina");
   const hank = await server.user("hank");
-  await follow(frank, erin);
+  await follow(server, frank, erin);
   for (const visibility of ["public", "unlisted", "private"]) {
     await server.post("/api/v1/statuses", { token: erin.token, json: { status: "@frank hi", visibility } });
   }
@@ -123,7 +114,7 @@ test("a message to oneself shows oneself; conversations page by their latest sta
   assert.deepEqual(summary((await conversationsOf(ivy)).body), [[[ivy.accountId], own, false]]);
   const latest: string[] = [];
   for (const f of friends) {
-    await follow(ivy, f);
+    await follow(server, ivy, f);
     latest.push(await direct(f, "@ivy hey"));
   }
 

@@ -3,25 +3,21 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
+import { post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
 let alice: TestUser;
 let bob: TestUser;
 
-async function post(user: TestUser, status: string, visibility = "public"): Promise<void> {
-  const res = await server.post("/api/v1/statuses", { token: user.token, json: { status, visibility } });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-}
-
 before(async () => {
   server = await startServer();
   alice = await server.user("alice");
   bob = await server.user("bob");
-  await post(alice, "hello #Rookery");
-  await post(alice, "again #rookery and #other", "unlisted");
-  await post(alice, "quietly #rookery", "private");
-  await post(alice, "#third");
+  await post(server, alice, "hello #Rookery");
+  await post(server, alice, { status: "again #rookery and #other", visibility: "unlisted" });
+  await post(server, alice, { status: "quietly #rookery", visibility: "private" });
+  await post(server, alice, "#third");
 });
 after(() => server.close());
 

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { sql } from "kysely";
+import { follow, post } from "./fixtures.ts";
 import { dialectUnderTest, startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -14,7 +15,7 @@ before(async () => {
   server = await startServer();
   writer = await server.user("writer");
   fan = await server.user("fan");
-  await server.post(`/api/v1/accounts/${writer.accountId}/follow`, { token: fan.token });
+  await follow(server, fan, writer);
   listId = (await server.post("/api/v1/lists", { token: fan.token, json: { title: "Writers" } })).body.id;
   await server.post(`/api/v1/lists/${listId}/accounts`, {
     token: fan.token,
@@ -24,8 +25,6 @@ before(async () => {
 });
 after(() => server.close());
 
-const post = async (status: string) =>
-  (await server.post("/api/v1/statuses", { token: writer.token, json: { status } })).body.id as string;
 const timeline = async (path: string) => {
   const res = await server.get(path, { token: fan.token });
   assert.equal(res.status, 200);
@@ -53,7 +52,11 @@ test("on PostgreSQL, the feeds are written without the log", {
 });
 
 test("feeds lost in a crash: timelines read from the statuses at once, and the home feeds are rebuilt", async () => {
-  const before = [await post("one"), await post("two"), await post("three")].reverse();
+  const before = [
+    (await post(server, writer, "one")).id,
+    (await post(server, writer, "two")).id,
+    (await post(server, writer, "three")).id,
+  ].reverse();
   await server.settle();
   assert.equal(await entries(fan.accountId), 3);
   assert.equal(await entries(listId), 3);
@@ -79,7 +82,7 @@ test("feeds lost in a crash: timelines read from the statuses at once, and the h
   assert.deepEqual(horizon, []);
 
   // Statuses posted since are in both feeds, above what is read from the statuses.
-  const four = await post("four");
+  const four = (await post(server, writer, "four")).id;
   await server.settle();
   assert.deepEqual(await timeline(`/api/v1/timelines/list/${listId}`), [four, ...before]);
   assert.deepEqual(await timeline("/api/v1/timelines/home"), [four, ...before]);

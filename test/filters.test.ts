@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type CompiledFilter, keywordPattern, matchFilters } from "../src/domain/filters.ts";
-import { newId } from "../src/domain/ids.ts";
 import { assertEntity } from "./conformance.ts";
+import { follow, insertStatus, post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -146,28 +146,7 @@ test("keywords and statuses as their own resources", async (t) => {
   assert.deepEqual((await server.get(`/api/v2/filters/${f.id}/keywords`, { token: alice.token })).body, [changed.body]);
   assert.equal((await server.get(`/api/v2/filters/keywords/${k.body.id}`, { token: bob.token })).status, 404);
 
-  const statusId = newId();
-  await server.rt.db
-    .insertInto("statuses")
-    .values({
-      id: statusId,
-      uri: `${server.url}/s/${statusId}`,
-      url: null,
-      account_id: bob.accountId,
-      local: true,
-      visibility: "public",
-      language: null,
-      in_reply_to_id: null,
-      in_reply_to_account_id: null,
-      reblog_of_id: null,
-      conversation_id: null,
-      application_id: null,
-      created_at: new Date(),
-      updated_at: new Date(),
-      edited_at: null,
-      deleted_at: null,
-    })
-    .execute();
+  const statusId = await insertStatus(server, bob.accountId);
   const s = await server.post(`/api/v2/filters/${f.id}/statuses`, {
     token: alice.token,
     form: { status_id: statusId },
@@ -248,7 +227,7 @@ test("filters need the filters scopes", async () => {
 test("through the home timeline: a whole-word 'cat' hides the cat, not 'concatenate'", async () => {
   const reader = await server.user("cat_reader");
   const author = await server.user("cat_author");
-  await server.post(`/api/v1/accounts/${author.accountId}/follow`, { token: reader.token });
+  await follow(server, reader, author);
   const created = await server.post("/api/v2/filters", {
     token: reader.token,
     json: {
@@ -258,10 +237,8 @@ test("through the home timeline: a whole-word 'cat' hides the cat, not 'concaten
       keywords_attributes: [{ keyword: "cat", whole_word: true }],
     },
   });
-  const postIt = async (status: string) =>
-    (await server.post("/api/v1/statuses", { token: author.token, json: { status } })).body.id as string;
-  const cat = await postIt("Look at my cat!");
-  const concat = await postIt("Remember to concatenate the strings");
+  const cat = (await post(server, author, "Look at my cat!")).id;
+  const concat = (await post(server, author, "Remember to concatenate the strings")).id;
   await server.settle();
   const home = async () =>
     (await server.get("/api/v1/timelines/home", { token: reader.token })).body.map((s: { id: string }) => s.id);

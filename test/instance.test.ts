@@ -2,10 +2,10 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
-import { newId } from "../src/domain/ids.ts";
 import { isoWeek } from "../src/services/auth/authenticate.ts";
 import { addRule, blockDomain, publishTerms, removeRule, setSiteText } from "../src/services/instance/instance.ts";
 import { assertEntity } from "./conformance.ts";
+import { insertStatus, remoteAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -93,28 +93,7 @@ test("activity: 12 weeks, newest first, every number a string", async () => {
     .insertInto("weekly_activity")
     .values({ week: isoWeek(new Date()), account_id: user.accountId })
     .execute();
-  const id = newId();
-  await server.rt.db
-    .insertInto("statuses")
-    .values({
-      id,
-      uri: `${server.url}/s/${id}`,
-      url: null,
-      account_id: user.accountId,
-      local: true,
-      visibility: "public",
-      language: null,
-      in_reply_to_id: null,
-      in_reply_to_account_id: null,
-      reblog_of_id: null,
-      conversation_id: null,
-      application_id: null,
-      created_at: new Date(),
-      updated_at: new Date(),
-      edited_at: null,
-      deleted_at: null,
-    })
-    .execute();
+  await insertStatus(server, user.accountId);
   const server2 = await startServer();
   try {
     await server2.user("x");
@@ -139,36 +118,7 @@ test("peers: domains of known remote accounts, less the suspended ones", async (
     ["c", "bad.example"],
     ["d", "one.example"],
   ]) {
-    await server.rt.db
-      .insertInto("accounts")
-      .values({
-        id: newId(),
-        username: name,
-        domain,
-        acct_key: `${name}@${domain}`,
-        uri: `https://${domain}/users/${name}`,
-        url: null,
-        inbox_url: null,
-        shared_inbox_url: null,
-        outbox_url: null,
-        followers_url: null,
-        following_url: null,
-        featured_url: null,
-        avatar_file: null,
-        avatar_remote_url: null,
-        header_file: null,
-        header_remote_url: null,
-        discoverable: null,
-        public_key: null,
-        private_key: null,
-        moved_to_account_id: null,
-        suspended_at: null,
-        silenced_at: null,
-        fetched_at: null,
-        created_at: new Date(),
-        updated_at: new Date(),
-      })
-      .execute();
+    await remoteAccount(server, name, domain);
   }
   await blockDomain(server.rt, { domain: "bad.example", severity: "suspend", publicComment: "spam" });
   await blockDomain(server.rt, { domain: "loud.example.org", severity: "silence", obfuscate: true });

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
+import { follow, notificationsOf as notificationRows, post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -17,28 +18,16 @@ before(async () => {
 });
 after(() => server.close());
 
-const post = async (user: TestUser, json: Record<string, unknown>) => {
-  const res = await server.post("/api/v1/statuses", { token: user.token, json });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-};
-
 async function notificationsOf(user: TestUser) {
   await server.settle();
-  const rows = await server.rt.db
-    .selectFrom("notifications")
-    .select(["type", "from_account_id", "status_id"])
-    .where("account_id", "=", user.accountId)
-    .orderBy("id")
-    .execute();
-  return rows.map(
+  return (await notificationRows(server, user.accountId)).map(
     (r) =>
       `${r.type}:${r.from_account_id === alice.accountId ? "alice" : r.from_account_id === bob.accountId ? "bob" : "carol"}`,
   );
 }
 
 test("favourite and unfavourite: flags, counts, a notification that comes and goes", async () => {
-  const s = await post(alice, { status: "like me" });
+  const s = await post(server, alice, "like me");
   const fav = await server.post(`/api/v1/statuses/${s.id}/favourite`, { token: bob.token });
   assert.equal(fav.status, 200);
   assert.equal(fav.body.favourited, true);
@@ -60,7 +49,7 @@ test("favourite and unfavourite: flags, counts, a notification that comes and go
 });
 
 test("boosts: the boost wraps the original, once; private statuses can't be boosted by others", async (t) => {
-  const s = await post(alice, { status: "boost me" });
+  const s = await post(server, alice, "boost me");
   const boost = await server.post(`/api/v1/statuses/${s.id}/reblog`, {
     token: bob.token,
     form: { visibility: "unlisted" },
@@ -88,19 +77,19 @@ test("boosts: the boost wraps the original, once; private statuses can't be boos
   assert.deepEqual([un.body.id, un.body.reblogged, un.body.reblogs_count], [s.id, false, 1]);
   assert.equal((await server.get(`/api/v1/statuses/${boost.body.id}`)).status, 404);
 
-  await server.post(`/api/v1/accounts/${alice.accountId}/follow`, { token: bob.token });
-  const secret = await post(alice, { status: "followers only", visibility: "private" });
+  await follow(server, bob, alice);
+  const secret = await post(server, alice, { status: "followers only", visibility: "private" });
   const refused = await server.post(`/api/v1/statuses/${secret.id}/reblog`, { token: bob.token });
   assert.equal(refused.status, 403);
   const own = await server.post(`/api/v1/statuses/${secret.id}/reblog`, { token: alice.token });
   assert.equal(own.body.visibility, "private");
-  const dm = await post(alice, { status: "@bob psst", visibility: "direct" });
+  const dm = await post(server, alice, { status: "@bob psst", visibility: "direct" });
   assert.equal((await server.post(`/api/v1/statuses/${dm.id}/reblog`, { token: alice.token })).status, 403);
 });
 
 test("bookmarks and favourites lists, newest first, with Link headers and min_id", async () => {
   const ids: string[] = [];
-  for (let i = 0; i < 5; i++) ids.push((await post(alice, { status: `mark ${i}` })).id);
+  for (let i = 0; i < 5; i++) ids.push((await post(server, alice, `mark ${i}`)).id);
   for (const id of ids) {
     await server.post(`/api/v1/statuses/${id}/bookmark`, { token: carol.token });
     await server.post(`/api/v1/statuses/${id}/favourite`, { token: carol.token });
@@ -155,7 +144,7 @@ test("bookmarks and favourites lists, newest first, with Link headers and min_id
 test("pins: own public and unlisted statuses, at most 5", async () => {
   const ids: string[] = [];
   for (let i = 0; i < 6; i++)
-    ids.push((await post(bob, { status: `pin ${i}`, visibility: i % 2 ? "unlisted" : "public" })).id);
+    ids.push((await post(server, bob, { status: `pin ${i}`, visibility: i % 2 ? "unlisted" : "public" })).id);
   for (const id of ids.slice(0, 5)) {
     const res = await server.post(`/api/v1/statuses/${id}/pin`, { token: bob.token });
     assert.equal(res.body.pinned, true);
@@ -165,7 +154,7 @@ test("pins: own public and unlisted statuses, at most 5", async () => {
   assert.equal(sixth.body.error, "Validation failed: You have already pinned the maximum number of posts");
   const others = await server.post(`/api/v1/statuses/${ids[0]}/pin`, { token: alice.token });
   assert.equal(others.status, 422);
-  const secret = await post(bob, { status: "hidden", visibility: "private" });
+  const secret = await post(server, bob, { status: "hidden", visibility: "private" });
   assert.equal((await server.post(`/api/v1/statuses/${secret.id}/pin`, { token: bob.token })).status, 422);
 
   const pinned = await server.get(`/api/v1/accounts/${bob.accountId}/statuses`, { query: { pinned: "true" } });
@@ -179,21 +168,21 @@ test("pins: own public and unlisted statuses, at most 5", async () => {
 });
 
 test("mentions notify; muting a thread silences it", async () => {
-  const root = await post(carol, { status: "Thread start @alice" });
+  const root = await post(server, carol, "Thread start @alice");
   assert.ok((await notificationsOf(alice)).includes("mention:carol"));
   const muted = await server.post(`/api/v1/statuses/${root.id}/mute`, { token: alice.token });
   assert.equal(muted.body.muted, true);
   const before = (await notificationsOf(alice)).length;
-  await post(carol, { status: "@alice again", in_reply_to_id: root.id });
+  await post(server, carol, { status: "@alice again", in_reply_to_id: root.id });
   assert.equal((await notificationsOf(alice)).length, before, "nothing from a muted thread");
   await server.post(`/api/v1/statuses/${root.id}/unmute`, { token: alice.token });
-  await post(carol, { status: "@alice and again", in_reply_to_id: root.id });
+  await post(server, carol, { status: "@alice and again", in_reply_to_id: root.id });
   assert.equal((await notificationsOf(alice)).length, before + 1);
 });
 
 test("followers who asked to be notified hear of new posts; boosters of an edit", async () => {
-  await server.post(`/api/v1/accounts/${carol.accountId}/follow`, { token: bob.token, json: { notify: true } });
-  const s = await post(carol, { status: "news" });
+  await follow(server, bob, carol, { notify: true });
+  const s = await post(server, carol, "news");
   await server.settle();
   const bobNotifications = await server.rt.db
     .selectFrom("notifications")

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { newId } from "../src/domain/ids.ts";
 import { type NewNotification, notify } from "../src/services/notifications/create.ts";
-import { remoteAccount, setAccount } from "./fixtures.ts";
+import { insertStatus, remoteAccount, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -28,33 +28,6 @@ async function keyOf(id: string | null) {
   return row.group_key;
 }
 
-async function status(authorId: string): Promise<string> {
-  const id = newId();
-  const now = new Date();
-  await server.rt.db
-    .insertInto("statuses")
-    .values({
-      id,
-      uri: `${server.url}/users/x/statuses/${id}`,
-      url: null,
-      account_id: authorId,
-      local: true,
-      visibility: "public",
-      language: "en",
-      in_reply_to_id: null,
-      in_reply_to_account_id: null,
-      reblog_of_id: null,
-      conversation_id: null,
-      application_id: null,
-      created_at: now,
-      updated_at: now,
-      edited_at: null,
-      deleted_at: null,
-    })
-    .execute();
-  return id;
-}
-
 const hour = () => Math.floor(Date.now() / 3_600_000);
 
 test("a notification is recorded with its fields, and follows of one recipient share a group", async () => {
@@ -77,8 +50,8 @@ test("a notification is recorded with its fields, and follows of one recipient s
 
 test("favourites and boosts group per status; other types stand alone", async () => {
   const dave = await server.user("dave");
-  const one = await status(dave.accountId);
-  const two = await status(dave.accountId);
+  const one = await insertStatus(server, dave.accountId);
+  const two = await insertStatus(server, dave.accountId);
   const favOne = await send({
     recipientId: dave.accountId,
     fromAccountId: alice.accountId,

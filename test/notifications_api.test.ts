@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
+import { acceptFollow, follow, post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -20,17 +21,6 @@ interface Note {
   status?: { id: string };
 }
 
-async function post(user: TestUser, status: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await server.post("/api/v1/statuses", { token: user.token, json: { status, ...extra } });
-  assert.equal(res.status, 200, res.text);
-  return res.body.id;
-}
-
-async function follow(user: TestUser, target: TestUser, extra: Record<string, unknown> = {}) {
-  const res = await server.post(`/api/v1/accounts/${target.accountId}/follow`, { token: user.token, json: extra });
-  assert.equal(res.status, 200, res.text);
-}
-
 async function notes(user: TestUser, query: Record<string, string | string[]> = {}) {
   const res = await server.get<Note[]>("/api/v1/notifications", { token: user.token, query });
   assert.equal(res.status, 200, res.text);
@@ -44,20 +34,20 @@ test("each action notifies its target with the right type, account and status", 
   const bob = await server.user("bob");
   const carol = await server.user("carol");
 
-  const own = await post(alice, "a post by alice");
-  await follow(bob, alice);
-  const mention = await post(bob, "hello @alice");
+  const own = (await post(server, alice, "a post by alice")).id;
+  await follow(server, bob, alice);
+  const mention = (await post(server, bob, "hello @alice")).id;
   await server.post(`/api/v1/statuses/${own}/favourite`, { token: bob.token });
   await server.post(`/api/v1/statuses/${own}/reblog`, { token: carol.token });
   // Edits notify those who boosted.
   await server.put(`/api/v1/statuses/${own}`, { token: alice.token, json: { status: "a post by alice, edited" } });
   // Locked: a follow becomes a request. Following with notify: new posts notify.
   await server.patch("/api/v1/accounts/update_credentials", { token: carol.token, json: { locked: true } });
-  await follow(bob, carol);
-  await follow(alice, carol);
-  await server.post(`/api/v1/follow_requests/${alice.accountId}/authorize`, { token: carol.token });
-  await server.post(`/api/v1/accounts/${carol.accountId}/follow`, { token: alice.token, json: { notify: true } });
-  const carolsPost = await post(carol, "carol writes");
+  await follow(server, bob, carol);
+  await follow(server, alice, carol);
+  await acceptFollow(server, carol, alice);
+  await follow(server, alice, carol, { notify: true });
+  const carolsPost = (await post(server, carol, "carol writes")).id;
   await server.settle();
 
   const forAlice = (await notes(alice)).body;
@@ -95,12 +85,12 @@ test("blocked, muted and domain-blocked senders notify nobody; a mute may keep n
     token: erin.token,
     json: { notifications: false },
   });
-  const own = await post(erin, "erin's post");
+  const own = (await post(server, erin, "erin's post")).id;
   for (const sender of [blocked, muted, quiet]) {
-    await post(sender, "hey @erin");
+    await post(server, sender, "hey @erin");
     await server.post(`/api/v1/statuses/${own}/favourite`, { token: sender.token });
   }
-  await follow(muted, erin);
+  await follow(server, muted, erin);
   assert.deepEqual(
     (await notes(erin)).body.map((n) => [n.type, n.account.id]),
     [
@@ -113,9 +103,9 @@ test("blocked, muted and domain-blocked senders notify nobody; a mute may keep n
 test("types, exclude_types, account_id and min_id select notifications; Link headers page them", async () => {
   const frank = await server.user("frank");
   const fans = [await server.user("fan1"), await server.user("fan2"), await server.user("fan3")];
-  const own = await post(frank, "frank's post");
+  const own = (await post(server, frank, "frank's post")).id;
   for (const fan of fans) {
-    await follow(fan, frank);
+    await follow(server, fan, frank);
     await server.post(`/api/v1/statuses/${own}/favourite`, { token: fan.token });
   }
   const all = (await notes(frank)).body;
@@ -174,9 +164,9 @@ test("types, exclude_types, account_id and min_id select notifications; Link hea
 test("unread counts follow the notifications marker; dismiss and clear remove notifications", async () => {
   const gina = await server.user("gina");
   const others = [await server.user("h1"), await server.user("h2"), await server.user("h3")];
-  const own = await post(gina, "gina's post");
+  const own = (await post(server, gina, "gina's post")).id;
   for (const o of others) await server.post(`/api/v1/statuses/${own}/favourite`, { token: o.token });
-  await post(others[0], "@gina hi");
+  await post(server, others[0], "@gina hi");
   const count = async (version: 1 | 2, query: Record<string, string> = {}) =>
     (await server.get(`/api/v${version}/notifications/unread_count`, { token: gina.token, query })).body.count;
   assert.equal(await count(1), 4);
@@ -203,12 +193,12 @@ test("unread counts follow the notifications marker; dismiss and clear remove no
 test("v2 groups favourites of one status and follows, and pages by group", async (t) => {
   const hank = await server.user("hank");
   const likers = [await server.user("l1"), await server.user("l2"), await server.user("l3")];
-  const first = await post(hank, "first");
-  const second = await post(hank, "second");
+  const first = (await post(server, hank, "first")).id;
+  const second = (await post(server, hank, "second")).id;
   for (const l of likers) await server.post(`/api/v1/statuses/${first}/favourite`, { token: l.token });
-  await follow(likers[0], hank);
-  await follow(likers[1], hank);
-  const mention = await post(likers[2], "@hank look");
+  await follow(server, likers[0], hank);
+  await follow(server, likers[1], hank);
+  const mention = (await post(server, likers[2], "@hank look")).id;
   await server.post(`/api/v1/statuses/${second}/favourite`, { token: likers[0].token });
 
   const res = await server.get("/api/v2/notifications", { token: hank.token });
@@ -323,8 +313,8 @@ test("a hide filter in the notifications context hides the notification of a mat
       keywords_attributes: [{ keyword: "spoiler" }],
     },
   });
-  await post(jon, "@ivy a spoiler for you");
-  const kept = await post(jon, "@ivy nothing to see");
+  await post(server, jon, "@ivy a spoiler for you");
+  const kept = (await post(server, jon, "@ivy nothing to see")).id;
   assert.deepEqual(summary((await notes(ivy)).body), [["mention", jon.accountId, kept]]);
 });
 
@@ -333,7 +323,7 @@ test("the policy filters strangers into requests, which are accepted or dismisse
   const friend = await server.user("friend");
   const stranger = await server.user("stranger");
   const pest = await server.user("pest");
-  await follow(kim, friend);
+  await follow(server, kim, friend);
 
   const initial = await server.get("/api/v2/notifications/policy", { token: kim.token });
   assert.deepEqual(initial.body, {
@@ -357,10 +347,10 @@ test("the policy filters strangers into requests, which are accepted or dismisse
   assert.equal(changed.body.for_not_following, "filter");
   assert.equal(changed.body.for_private_mentions, "filter");
 
-  const fromFriend = await post(friend, "@kim hi friend");
-  const fromStranger = await post(stranger, "@kim buy my stuff");
-  const again = await post(stranger, "@kim still selling");
-  await post(pest, "@kim hello?");
+  const fromFriend = (await post(server, friend, "@kim hi friend")).id;
+  const fromStranger = (await post(server, stranger, "@kim buy my stuff")).id;
+  const again = (await post(server, stranger, "@kim still selling")).id;
+  await post(server, pest, "@kim hello?");
   assert.deepEqual(summary((await notes(kim)).body), [["mention", friend.accountId, fromFriend]]);
   assert.equal((await notes(kim, { include_filtered: "true" })).body.length, 4);
   assert.equal((await notes(kim, { account_id: stranger.accountId })).body.length, 2);
@@ -388,7 +378,7 @@ test("the policy filters strangers into requests, which are accepted or dismisse
     token: kim.token,
   });
   assert.deepEqual([accepted.status, accepted.body], [200, {}]);
-  const later = await post(stranger, "@kim thanks for accepting");
+  const later = (await post(server, stranger, "@kim thanks for accepting")).id;
   assert.deepEqual(summary((await notes(kim)).body), [
     ["mention", stranger.accountId, later],
     ["mention", stranger.accountId, again],
@@ -410,7 +400,7 @@ test("the policy filters strangers into requests, which are accepted or dismisse
 
   // Drop: nothing is recorded.
   await server.patch("/api/v2/notifications/policy", { token: kim.token, json: { for_not_following: "drop" } });
-  await post(pest, "@kim one more");
+  await post(server, pest, "@kim one more");
   assert.equal((await notes(kim, { account_id: pest.accountId })).body.length, 0);
   assert.deepEqual((await server.get("/api/v1/notifications/requests", { token: kim.token })).body, []);
 });
@@ -418,9 +408,9 @@ test("the policy filters strangers into requests, which are accepted or dismisse
 test("unsolicited private mentions are filtered by default; replies to one's own are not", async () => {
   const lou = await server.user("lou");
   const max = await server.user("max");
-  const cold = await post(max, "@lou psst", { visibility: "direct" });
-  const opener = await post(lou, "@max shall we talk?", { visibility: "direct" });
-  const reply = await post(max, "@lou sure", { visibility: "direct", in_reply_to_id: opener });
+  const cold = (await post(server, max, { status: "@lou psst", visibility: "direct" })).id;
+  const opener = (await post(server, lou, { status: "@max shall we talk?", visibility: "direct" })).id;
+  const reply = (await post(server, max, { status: "@lou sure", visibility: "direct", in_reply_to_id: opener })).id;
   assert.deepEqual(summary((await notes(lou)).body), [["mention", max.accountId, reply]]);
   assert.deepEqual(summary((await notes(lou, { include_filtered: "1" })).body), [
     ["mention", max.accountId, reply],

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
+import { follow, post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -66,12 +67,7 @@ test("invalid polls are refused with Mastodon's reasons", async () => {
 });
 
 test("voting: once, valid choices, not in one's own poll, hidden totals", async () => {
-  const s = (
-    await server.post("/api/v1/statuses", {
-      token: alice.token,
-      json: { status: "Vote", poll: poll({ hide_totals: true }) },
-    })
-  ).body;
+  const s = await post(server, alice, { status: "Vote", poll: poll({ hide_totals: true }) });
   const id = s.poll.id;
   const voted = await server.post(`/api/v1/polls/${id}/votes`, { token: bob.token, form: { "choices[]": "1" } });
   assert.equal(voted.status, 200);
@@ -102,25 +98,15 @@ test("voting: once, valid choices, not in one's own poll, hidden totals", async 
 });
 
 test("a poll on a non-public status needs a signed-in viewer who may see it", async () => {
-  const s = (
-    await server.post("/api/v1/statuses", {
-      token: alice.token,
-      json: { status: "secret", visibility: "private", poll: poll() },
-    })
-  ).body;
+  const s = await post(server, alice, { status: "secret", visibility: "private", poll: poll() });
   assert.equal((await server.get(`/api/v1/polls/${s.poll.id}`)).status, 401);
   assert.equal((await server.get(`/api/v1/polls/${s.poll.id}`, { token: carol.token })).status, 404);
-  await server.post(`/api/v1/accounts/${alice.accountId}/follow`, { token: carol.token });
+  await follow(server, carol, alice);
   assert.equal((await server.get(`/api/v1/polls/${s.poll.id}`, { token: carol.token })).status, 200);
 });
 
 test("at its end the poll closes, shows its totals, and notifies the author and every voter", async () => {
-  const s = (
-    await server.post("/api/v1/statuses", {
-      token: alice.token,
-      json: { status: "Ends soon", poll: poll({ multiple: true, hide_totals: true }) },
-    })
-  ).body;
+  const s = await post(server, alice, { status: "Ends soon", poll: poll({ multiple: true, hide_totals: true }) });
   await server.post(`/api/v1/polls/${s.poll.id}/votes`, { token: bob.token, json: { choices: [0, 2] } });
   await server.post(`/api/v1/polls/${s.poll.id}/votes`, { token: carol.token, json: { choices: [2] } });
   // Let time pass: the poll and its job are due now.

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { addRule } from "../src/services/instance/instance.ts";
 import { assertEntity } from "./conformance.ts";
+import { post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -17,13 +18,10 @@ before(async () => {
 });
 after(() => server.close());
 
-const postBy = async (user: TestUser, status: string) =>
-  (await server.post("/api/v1/statuses", { token: user.token, json: { status } })).body.id as string;
-
 test("a report keeps the target's statuses and cited rules, and notifies the moderators", async (t) => {
   const rule = await addRule(server.rt, "Be kind");
-  const bad = await postBy(target, "something rude");
-  const unrelated = await postBy(reporter, "my own post");
+  const bad = (await post(server, target, "something rude")).id;
+  const unrelated = (await post(server, reporter, "my own post")).id;
   const res = await server.post("/api/v1/reports", {
     token: reporter.token,
     form: {

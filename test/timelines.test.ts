@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { FEED_SIZE, rebuildHomeFeed, trimFeeds } from "../src/services/feeds/maintenance.ts";
+import { follow, post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -16,16 +17,11 @@ before(async () => {
   alice = await server.user("alice");
   bob = await server.user("bob");
   carol = await server.user("carol");
-  for (const u of [alice, bob]) await server.post(`/api/v1/accounts/${u.accountId}/follow`, { token: reader.token });
+  for (const u of [alice, bob]) await follow(server, reader, u);
   await server.settle();
 });
 after(() => server.close());
 
-const post = async (user: TestUser, json: Record<string, unknown>) => {
-  const res = await server.post("/api/v1/statuses", { token: user.token, json });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.id as string;
-};
 const home = async (user: TestUser, query: Record<string, string> = {}) => {
   await server.settle();
   const res = await server.get("/api/v1/timelines/home", { token: user.token, query });
@@ -35,10 +31,10 @@ const home = async (user: TestUser, query: Record<string, string> = {}) => {
 const ids = (res: { body: { id: string }[] }) => res.body.map((s) => s.id);
 
 test("home: followed accounts and one's own posts, newest first", async () => {
-  const a = await post(alice, { status: "from alice" });
-  const c = await post(carol, { status: "from carol, not followed" });
-  const b = await post(bob, { status: "from bob", visibility: "private" });
-  const own = await post(reader, { status: "my own" });
+  const a = (await post(server, alice, "from alice")).id;
+  const c = (await post(server, carol, "from carol, not followed")).id;
+  const b = (await post(server, bob, { status: "from bob", visibility: "private" })).id;
+  const own = (await post(server, reader, "my own")).id;
   const res = await home(reader);
   assert.deepEqual(ids(res).slice(0, 3), [own, b, a]);
   assert.ok(!ids(res).includes(c));
@@ -50,11 +46,11 @@ test("home: followed accounts and one's own posts, newest first", async () => {
 });
 
 test("home: replies only to people the reader follows", async () => {
-  const root = await post(carol, { status: "carol's thread" });
-  const toCarol = await post(alice, { status: "@carol reply", in_reply_to_id: root });
-  const aliceRoot = await post(alice, { status: "alice's thread" });
-  const toAlice = await post(bob, { status: "@alice reply", in_reply_to_id: aliceRoot });
-  const selfReply = await post(alice, { status: "more", in_reply_to_id: aliceRoot });
+  const root = (await post(server, carol, "carol's thread")).id;
+  const toCarol = (await post(server, alice, { status: "@carol reply", in_reply_to_id: root })).id;
+  const aliceRoot = (await post(server, alice, "alice's thread")).id;
+  const toAlice = (await post(server, bob, { status: "@alice reply", in_reply_to_id: aliceRoot })).id;
+  const selfReply = (await post(server, alice, { status: "more", in_reply_to_id: aliceRoot })).id;
   const got = ids(await home(reader));
   assert.ok(!got.includes(toCarol), "a reply to someone not followed stays out");
   assert.ok(got.includes(toAlice));
@@ -62,7 +58,7 @@ test("home: replies only to people the reader follows", async () => {
 });
 
 test("home: boosts, collapsed, and not when the follow hides them", async () => {
-  const original = await post(carol, { status: "boost worthy" });
+  const original = (await post(server, carol, "boost worthy")).id;
   const boost1 = (await server.post(`/api/v1/statuses/${original}/reblog`, { token: alice.token })).body.id;
   const boost2 = (await server.post(`/api/v1/statuses/${original}/reblog`, { token: bob.token })).body.id;
   let got = ids(await home(reader));
@@ -72,30 +68,30 @@ test("home: boosts, collapsed, and not when the follow hides them", async () => 
   const entry = res.body.find((s: { id: string }) => s.id === boost1);
   assert.equal(entry.reblog.id, original);
 
-  await server.post(`/api/v1/accounts/${bob.accountId}/follow`, { token: reader.token, json: { reblogs: false } });
-  const another = await post(carol, { status: "another" });
+  await follow(server, reader, bob, { reblogs: false });
+  const another = (await post(server, carol, "another")).id;
   const boost3 = (await server.post(`/api/v1/statuses/${another}/reblog`, { token: bob.token })).body.id;
   got = ids(await home(reader));
   assert.ok(!got.includes(boost3));
-  await server.post(`/api/v1/accounts/${bob.accountId}/follow`, { token: reader.token, json: { reblogs: true } });
+  await follow(server, reader, bob, { reblogs: true });
 });
 
 test("home: muting, blocking and unfollowing take posts out; following brings them in", async () => {
-  const fromCarol = await post(carol, { status: "before the follow" });
+  const fromCarol = (await post(server, carol, "before the follow")).id;
   assert.ok(!ids(await home(reader)).includes(fromCarol));
-  await server.post(`/api/v1/accounts/${carol.accountId}/follow`, { token: reader.token });
+  await follow(server, reader, carol);
   assert.ok(ids(await home(reader)).includes(fromCarol), "following merges recent posts");
   await server.post(`/api/v1/accounts/${carol.accountId}/mute`, { token: reader.token });
   assert.ok(!ids(await home(reader)).includes(fromCarol));
   await server.post(`/api/v1/accounts/${carol.accountId}/unmute`, { token: reader.token });
-  const later = await post(carol, { status: "after the mute" });
+  const later = (await post(server, carol, "after the mute")).id;
   assert.ok(ids(await home(reader)).includes(later));
   await server.post(`/api/v1/accounts/${carol.accountId}/unfollow`, { token: reader.token });
   assert.ok(!ids(await home(reader)).includes(later));
 });
 
 test("home: deleted statuses leave; pagination with Link headers", async () => {
-  const doomed = await post(alice, { status: "doomed" });
+  const doomed = (await post(server, alice, "doomed")).id;
   assert.ok(ids(await home(reader)).includes(doomed));
   await server.delete(`/api/v1/statuses/${doomed}`, { token: alice.token });
   assert.ok(!ids(await home(reader)).includes(doomed));
@@ -112,11 +108,11 @@ test("home: deleted statuses leave; pagination with Link headers", async () => {
 });
 
 test("home: every page carries the reader's flags and fresh counters, on boosted statuses too", async () => {
-  const liked = await post(alice, { status: "to favourite" });
-  const kept = await post(alice, { status: "to bookmark and boost" });
-  const pinned = await post(reader, { status: "mine, pinned" });
-  const thread = await post(bob, { status: "a thread the reader mutes" });
-  const carols = await post(carol, { status: "carol's, boosted by bob" });
+  const liked = (await post(server, alice, "to favourite")).id;
+  const kept = (await post(server, alice, "to bookmark and boost")).id;
+  const pinned = (await post(server, reader, "mine, pinned")).id;
+  const thread = (await post(server, bob, "a thread the reader mutes")).id;
+  const carols = (await post(server, carol, "carol's, boosted by bob")).id;
   const boost = (await server.post(`/api/v1/statuses/${carols}/reblog`, { token: bob.token })).body.id;
   for (const [id, action] of [
     [liked, "favourite"],
@@ -162,8 +158,8 @@ test("home: every page carries the reader's flags and fresh counters, on boosted
 });
 
 test("home: keyword filters hide or mark statuses", async () => {
-  const hidden = await post(alice, { status: "the finale was great" });
-  const warned = await post(alice, { status: "spoilers about the plot" });
+  const hidden = (await post(server, alice, "the finale was great")).id;
+  const warned = (await post(server, alice, "spoilers about the plot")).id;
   await server.post("/api/v2/filters", {
     token: reader.token,
     json: { title: "finale", context: ["home"], filter_action: "hide", keywords_attributes: [{ keyword: "finale" }] },
@@ -181,7 +177,7 @@ test("home: keyword filters hide or mark statuses", async () => {
 });
 
 test("direct messages reach the mentioned reader's home", async () => {
-  const dm = await post(carol, { status: "@reader just for you", visibility: "direct" });
+  const dm = (await post(server, carol, { status: "@reader just for you", visibility: "direct" })).id;
   assert.ok(ids(await home(reader)).includes(dm));
   assert.ok(!ids(await home(bob)).includes(dm));
 });
@@ -189,9 +185,9 @@ test("direct messages reach the mentioned reader's home", async () => {
 test("a trimmed feed reads on past its horizon from the statuses", async () => {
   const writer = await server.user("writer");
   const fan = await server.user("fan");
-  await server.post(`/api/v1/accounts/${writer.accountId}/follow`, { token: fan.token });
+  await follow(server, fan, writer);
   const posted: string[] = [];
-  for (let i = 0; i < 30; i++) posted.push(await post(writer, { status: `n${i}` }));
+  for (let i = 0; i < 30; i++) posted.push((await post(server, writer, `n${i}`)).id);
   await server.settle();
   // Keep only the 10 newest entries, as a trim of a long feed would.
   const keep = posted.slice(-10);
@@ -225,9 +221,9 @@ test("lists: members' posts, replies by policy, exclusive lists keep members out
     json: { account_ids: [alice.accountId] },
   });
   await server.settle();
-  const inList = await post(alice, { status: "for the list" });
-  const root = await post(bob, { status: "bob's" });
-  const reply = await post(alice, { status: "@bob reply", in_reply_to_id: root });
+  const inList = (await post(server, alice, "for the list")).id;
+  const root = (await post(server, bob, "bob's")).id;
+  const reply = (await post(server, alice, { status: "@bob reply", in_reply_to_id: root })).id;
   await server.settle();
   const res = await server.get(`/api/v1/timelines/list/${list.id}`, { token: reader.token });
   assert.equal(res.status, 200);
@@ -238,10 +234,10 @@ test("lists: members' posts, replies by policy, exclusive lists keep members out
 });
 
 test("public timelines: local, without replies to others or boosts; tag timelines with any/all/none", async () => {
-  const p = await post(alice, { status: "public #Rust #Go" });
-  const u = await post(alice, { status: "unlisted #rust", visibility: "unlisted" });
-  const r = await post(bob, { status: "@alice reply #rust", in_reply_to_id: p });
-  const onlyGo = await post(bob, { status: "just #go" });
+  const p = (await post(server, alice, "public #Rust #Go")).id;
+  const u = (await post(server, alice, { status: "unlisted #rust", visibility: "unlisted" })).id;
+  const r = (await post(server, bob, { status: "@alice reply #rust", in_reply_to_id: p })).id;
+  const onlyGo = (await post(server, bob, "just #go")).id;
   const pub = ids(await server.get("/api/v1/timelines/public", { query: { limit: "40" } }));
   assert.ok(pub.includes(p));
   assert.ok(!pub.includes(u));
