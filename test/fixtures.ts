@@ -33,20 +33,11 @@ export async function insertStatus(server: TestServer, accountId: string): Promi
     .values({
       id,
       uri: `${server.url}/s/${id}`,
-      url: null,
       account_id: accountId,
       local: true,
       visibility: "public",
-      language: null,
-      in_reply_to_id: null,
-      in_reply_to_account_id: null,
-      reblog_of_id: null,
-      conversation_id: null,
-      application_id: null,
       created_at: now,
       updated_at: now,
-      edited_at: null,
-      deleted_at: null,
     })
     .execute();
   return id;

@@ -52,36 +52,13 @@ test("favourites and boosts group per status; other types stand alone", async ()
   const dave = await server.user("dave");
   const one = await insertStatus(server, dave.accountId);
   const two = await insertStatus(server, dave.accountId);
-  const favOne = await send({
-    recipientId: dave.accountId,
-    fromAccountId: alice.accountId,
-    type: "favourite",
-    statusId: one,
-  });
-  const favOneAgain = await send({
-    recipientId: dave.accountId,
-    fromAccountId: bob.accountId,
-    type: "favourite",
-    statusId: one,
-  });
-  const favTwo = await send({
-    recipientId: dave.accountId,
-    fromAccountId: alice.accountId,
-    type: "favourite",
-    statusId: two,
-  });
-  const boost = await send({
-    recipientId: dave.accountId,
-    fromAccountId: alice.accountId,
-    type: "reblog",
-    statusId: one,
-  });
-  const mention = await send({
-    recipientId: dave.accountId,
-    fromAccountId: alice.accountId,
-    type: "mention",
-    statusId: one,
-  });
+  const toDave = (from: TestUser, type: NewNotification["type"], statusId: string) =>
+    send({ recipientId: dave.accountId, fromAccountId: from.accountId, type, statusId });
+  const favOne = await toDave(alice, "favourite", one);
+  const favOneAgain = await toDave(bob, "favourite", one);
+  const favTwo = await toDave(alice, "favourite", two);
+  const boost = await toDave(alice, "reblog", one);
+  const mention = await toDave(alice, "mention", one);
   assert.equal(await keyOf(favOne), `favourite-${one}-${hour()}`);
   assert.equal(await keyOf(favOneAgain), `favourite-${one}-${hour()}`);
   assert.equal(await keyOf(favTwo), `favourite-${two}-${hour()}`);
