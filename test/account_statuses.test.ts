@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
-import { post } from "./fixtures.ts";
+import { post, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -64,11 +64,7 @@ test("missing accounts are 404; suspended ones show nothing", async () => {
   assert.equal((await server.get("/api/v1/accounts/123456789/statuses")).status, 404);
   const eve = await server.user("eve");
   await post(server, eve, "soon gone");
-  await server.rt.db
-    .updateTable("accounts")
-    .set({ suspended_at: new Date() })
-    .where("id", "=", eve.accountId)
-    .execute();
+  await setAccount(server, eve.accountId, { suspended_at: new Date() });
   const res = await server.get(`/api/v1/accounts/${eve.accountId}/statuses`);
   assert.deepEqual([res.status, res.body], [200, []]);
 });

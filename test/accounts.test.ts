@@ -30,11 +30,7 @@ before(async () => {
   alice = await server.user("alice");
   bob = await server.user("bob");
   carol = await server.user("carol");
-  await server.rt.db
-    .updateTable("accounts")
-    .set({ display_name: "Bobby Tables" })
-    .where("id", "=", bob.accountId)
-    .execute();
+  await setAccount(server, bob.accountId, { display_name: "Bobby Tables" });
   remoteId = await remote("bob", "remote.example");
 });
 after(() => server.close());
@@ -231,11 +227,7 @@ test("search by username or display name, ranked, leaving out blocked, muted and
   assert.deepEqual(await search({ q: "bob" }), ["bob@remote.example"], "blocked by bob");
 
   const old = await server.user("oldname");
-  await server.rt.db
-    .updateTable("accounts")
-    .set({ moved_to_account_id: carol.accountId })
-    .where("id", "=", old.accountId)
-    .execute();
+  await setAccount(server, old.accountId, { moved_to_account_id: carol.accountId });
   assert.deepEqual(await search({ q: "oldname" }), []);
   const zed = await server.user("zed");
   await suspend(zed.accountId);

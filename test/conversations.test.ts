@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
-import { follow, post } from "./fixtures.ts";
+import { block, follow, mute, post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -93,8 +93,8 @@ test("only direct statuses make conversations, and not for those who block or mu
   assert.deepEqual((await conversationsOf(frank)).body, []);
   assert.deepEqual((await conversationsOf(erin)).body, []);
 
-  await server.post(`/api/v1/accounts/${erin.accountId}/block`, { token: gina.token });
-  await server.post(`/api/v1/accounts/${erin.accountId}/mute`, { token: hank.token });
+  await block(server, gina, erin);
+  await mute(server, hank, erin);
   const group = await direct(erin, "@frank @gina @hank a group message");
   assert.deepEqual((await conversationsOf(gina)).body, []);
   assert.deepEqual((await conversationsOf(hank)).body, []);

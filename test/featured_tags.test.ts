@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
-import { post } from "./fixtures.ts";
+import { post, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -120,10 +120,6 @@ test("scopes, unknown and suspended accounts", async () => {
   assert.equal((await server.get("/api/v1/featured_tags", { token: reader.token })).status, 200);
   assert.equal((await server.get("/api/v1/featured_tags")).status, 401);
   assert.equal((await server.get("/api/v1/accounts/123456/featured_tags")).status, 404);
-  await server.rt.db
-    .updateTable("accounts")
-    .set({ suspended_at: new Date() })
-    .where("id", "=", bob.accountId)
-    .execute();
+  await setAccount(server, bob.accountId, { suspended_at: new Date() });
   assert.deepEqual((await server.get(`/api/v1/accounts/${bob.accountId}/featured_tags`)).body, []);
 });

@@ -44,13 +44,27 @@ export async function insertStatus(server: TestServer, accountId: string): Promi
 }
 
 /** `from` follows `to` (with the follow's options: reblogs, notify, languages) and gets the Relationship. */
-export async function follow(
+export function follow(server: TestServer, from: TestUser, to: TestUser, options: Record<string, unknown> = {}) {
+  return accountAction(server, from, "follow", to, options);
+}
+
+export function block(server: TestServer, from: TestUser, to: TestUser) {
+  return accountAction(server, from, "block", to);
+}
+
+/** `from` mutes `to` (with the mute's options: notifications, duration). */
+export function mute(server: TestServer, from: TestUser, to: TestUser, options: Record<string, unknown> = {}) {
+  return accountAction(server, from, "mute", to, options);
+}
+
+async function accountAction(
   server: TestServer,
   from: TestUser,
+  action: string,
   to: TestUser,
   options: Record<string, unknown> = {},
 ): Promise<any> {
-  const res = await server.post(`/api/v1/accounts/${to.accountId}/follow`, { token: from.token, json: options });
+  const res = await server.post(`/api/v1/accounts/${to.accountId}/${action}`, { token: from.token, json: options });
   assert.equal(res.status, 200, res.text);
   return res.body;
 }

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { newId } from "../src/domain/ids.ts";
 import { type NewNotification, notify } from "../src/services/notifications/create.ts";
-import { insertStatus, remoteAccount, setAccount } from "./fixtures.ts";
+import { block, insertStatus, mute, remoteAccount, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -112,16 +112,16 @@ test("blocked senders and senders muted with their notifications are skipped", a
   const grace = await server.user("grace");
   const heidi = await server.user("heidi");
   const ivan = await server.user("ivan");
-  await server.post(`/api/v1/accounts/${heidi.accountId}/block`, { token: grace.token });
+  await block(server, grace, heidi);
   assert.equal(await send({ recipientId: grace.accountId, fromAccountId: heidi.accountId, type: "mention" }), null);
 
-  await server.post(`/api/v1/accounts/${ivan.accountId}/mute`, { token: grace.token });
+  await mute(server, grace, ivan);
   assert.equal(await send({ recipientId: grace.accountId, fromAccountId: ivan.accountId, type: "follow" }), null);
 
   // A mute that keeps notifications, and a mute that has run out, skip nothing.
-  await server.post(`/api/v1/accounts/${ivan.accountId}/mute`, { token: grace.token, json: { notifications: false } });
+  await mute(server, grace, ivan, { notifications: false });
   assert.ok(await send({ recipientId: grace.accountId, fromAccountId: ivan.accountId, type: "follow" }));
-  await server.post(`/api/v1/accounts/${ivan.accountId}/mute`, { token: grace.token, json: { duration: 60 } });
+  await mute(server, grace, ivan, { duration: 60 });
   assert.equal(await send({ recipientId: grace.accountId, fromAccountId: ivan.accountId, type: "mention" }), null);
   await server.rt.db
     .updateTable("mutes")
@@ -152,7 +152,7 @@ test("senders of a blocked domain are skipped unless the recipient follows them"
 test("staff who outrank the recipient get mentions through a block", async () => {
   const moderator = await server.user("mod", { role: "moderator" });
   const kim = await server.user("kim");
-  await server.post(`/api/v1/accounts/${moderator.accountId}/block`, { token: kim.token });
+  await block(server, kim, moderator);
   assert.ok(await send({ recipientId: kim.accountId, fromAccountId: moderator.accountId, type: "mention" }));
   assert.equal(await send({ recipientId: kim.accountId, fromAccountId: moderator.accountId, type: "favourite" }), null);
 });

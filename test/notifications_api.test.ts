@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
-import { acceptFollow, follow, post } from "./fixtures.ts";
+import { acceptFollow, block, follow, mute, post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -79,12 +79,9 @@ test("blocked, muted and domain-blocked senders notify nobody; a mute may keep n
   const blocked = await server.user("blocked");
   const muted = await server.user("muted");
   const quiet = await server.user("quiet");
-  await server.post(`/api/v1/accounts/${blocked.accountId}/block`, { token: erin.token });
-  await server.post(`/api/v1/accounts/${muted.accountId}/mute`, { token: erin.token });
-  await server.post(`/api/v1/accounts/${quiet.accountId}/mute`, {
-    token: erin.token,
-    json: { notifications: false },
-  });
+  await block(server, erin, blocked);
+  await mute(server, erin, muted);
+  await mute(server, erin, quiet, { notifications: false });
   const own = (await post(server, erin, "erin's post")).id;
   for (const sender of [blocked, muted, quiet]) {
     await post(server, sender, "hey @erin");

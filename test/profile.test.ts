@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import sharp from "sharp";
 import { assertEntity } from "./conformance.ts";
+import { setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -337,11 +338,7 @@ test("verify_credentials and update_credentials: scopes and who may call", async
   assert.equal((await update(disabled, { note: "x" })).status, 403, "changing the profile needs an active user");
 
   const gone = await server.user("gone");
-  await server.rt.db
-    .updateTable("accounts")
-    .set({ suspended_at: new Date() })
-    .where("id", "=", gone.accountId)
-    .execute();
+  await setAccount(server, gone.accountId, { suspended_at: new Date() });
   const suspended = await server.get("/api/v1/accounts/verify_credentials", {
     token: gone.token,
     query: { allow_nonfunctional: "true" },

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
-import { counts, freshUser, notificationsOf, setAccount } from "./fixtures.ts";
+import { block, counts, freshUser, mute, notificationsOf, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser, type UserOptions } from "./rig.ts";
 
 let server: TestServer;
@@ -340,9 +340,9 @@ test("lists leave out accounts the viewer blocks, is blocked by or mutes, and su
     await user("plain"),
   ];
   for (const fan of [blocked, blocker, muted, suspended, plain]) await follow(fan, star);
-  await server.post(`/api/v1/accounts/${blocked.accountId}/block`, { token: viewer.token });
-  await server.post(`/api/v1/accounts/${viewer.accountId}/block`, { token: blocker.token });
-  await server.post(`/api/v1/accounts/${muted.accountId}/mute`, { token: viewer.token });
+  await block(server, viewer, blocked);
+  await block(server, blocker, viewer);
+  await mute(server, viewer, muted);
   await setAccount(server, suspended.accountId, { suspended_at: new Date() });
 
   const seen = await server.get(`/api/v1/accounts/${star.accountId}/followers`, { token: viewer.token });
@@ -357,7 +357,7 @@ test("lists leave out accounts the viewer blocks, is blocked by or mutes, and su
   );
 
   // An account that blocks the viewer shows the viewer none of its network.
-  await server.post(`/api/v1/accounts/${viewer.accountId}/block`, { token: star.token });
+  await block(server, star, viewer);
   const blockedViewer = await server.get(`/api/v1/accounts/${star.accountId}/followers`, { token: viewer.token });
   assert.deepEqual(blockedViewer.body, []);
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { FEED_SIZE, rebuildHomeFeed, trimFeeds } from "../src/services/feeds/maintenance.ts";
-import { follow, post } from "./fixtures.ts";
+import { follow, mute, post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -81,7 +81,7 @@ test("home: muting, blocking and unfollowing take posts out; following brings th
   assert.ok(!ids(await home(reader)).includes(fromCarol));
   await follow(server, reader, carol);
   assert.ok(ids(await home(reader)).includes(fromCarol), "following merges recent posts");
-  await server.post(`/api/v1/accounts/${carol.accountId}/mute`, { token: reader.token });
+  await mute(server, reader, carol);
   assert.ok(!ids(await home(reader)).includes(fromCarol));
   await server.post(`/api/v1/accounts/${carol.accountId}/unmute`, { token: reader.token });
   const later = (await post(server, carol, "after the mute")).id;
