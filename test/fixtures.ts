@@ -1,5 +1,5 @@
-// What the tests keep making: statuses and follows through the API, and, straight in the database,
-// the rows no API writes yet (accounts of other servers, account states) and the rows to check.
+// What the tests keep making: statuses, follows, blocks and mutes through the API, and, straight in the
+// database, the rows no API writes yet (accounts of other servers, account states) and the rows to check.
 import assert from "node:assert/strict";
 import type { Insertable, Updateable } from "kysely";
 import type { AccountsTable } from "../src/db/schema.ts";
