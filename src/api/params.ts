@@ -155,7 +155,8 @@ function bounded(params: Params): Params {
 }
 
 function checkString(value: string, name: string, isFile: boolean): void {
-  if (value.includes("\0")) throw badRequest(`Invalid request parameters: ${name || "a parameter"} contains a NUL byte`);
+  if (value.includes("\0"))
+    throw badRequest(`Invalid request parameters: ${name || "a parameter"} contains a NUL byte`);
   if (!isFile && value.length > MAX_STRING_LENGTH) {
     throw new ApiError(422, `Validation failed: ${name} is too long (maximum is ${MAX_STRING_LENGTH} characters)`);
   }
@@ -178,7 +179,8 @@ function checkJsonShape(text: string): void {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) {
       inString = true;
