@@ -99,6 +99,16 @@ test("nesting deeper than Rack's limit is a 400 in every encoding, found in time
 
 const form = { "content-type": "application/x-www-form-urlencoded" };
 
+test("a __proto__ key names no parameter and reaches no prototype", async () => {
+  const res = await server.post("/api/v1/apps", {
+    body: "client_name=Proto&redirect_uris=urn:ietf:wg:oauth:2.0:oob&__proto__[polluted]=1&a[__proto__][polluted]=1",
+    headers: form,
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.name, "Proto");
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
 test("more values than the limit are a 400, in forms, JSON and query strings", async () => {
   const pairs = Array.from({ length: MAX_VALUES + 1 }, (_, i) => `k${i}=1`).join("&");
   assertError(await server.post("/api/v1/apps", { body: pairs, headers: form }), 400, /more than/);
