@@ -66,25 +66,20 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
   if (p.scheduled_at !== undefined) {
     const draft = draftOf(p);
     const poll = pollOf(p);
-    const scheduled = await scheduleStatus(
-      c.var.rt,
-      { userId: user.id, accountId: user.accountId },
-      new Date(p.scheduled_at),
-      {
-        text: draft.text,
-        spoiler_text: draft.spoilerText,
-        sensitive: draft.sensitive ?? null,
-        visibility: p.visibility ?? null,
-        language: draft.language,
-        in_reply_to_id: p.in_reply_to_id ?? null,
-        media_ids: draft.mediaIds,
-        poll: poll
-          ? { options: poll.options, expires_in: poll.expiresIn, multiple: poll.multiple, hide_totals: poll.hideTotals }
-          : null,
-        application_id: c.var.auth!.applicationId,
-        idempotency: idempotencyKey ?? null,
-      },
-    );
+    const scheduled = await scheduleStatus(c.var.rt, user, new Date(p.scheduled_at), {
+      text: draft.text,
+      spoiler_text: draft.spoilerText,
+      sensitive: draft.sensitive ?? null,
+      visibility: p.visibility ?? null,
+      language: draft.language,
+      in_reply_to_id: p.in_reply_to_id ?? null,
+      media_ids: draft.mediaIds,
+      poll: poll
+        ? { options: poll.options, expires_in: poll.expiresIn, multiple: poll.multiple, hide_totals: poll.hideTotals }
+        : null,
+      application_id: c.var.auth!.applicationId,
+      idempotency: idempotencyKey ?? null,
+    });
     return c.json(renderScheduled(scheduled));
   }
   const id = await postStatus(

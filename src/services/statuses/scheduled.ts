@@ -42,13 +42,13 @@ async function checkTime(rt: Runtime, accountId: string, at: Date, exceptId?: st
 
 export async function scheduleStatus(
   rt: Runtime,
-  author: { userId: string; accountId: string },
+  user: { id: string; accountId: string },
   at: Date,
   asked: ScheduledStatusParams,
 ): Promise<ScheduledStatus> {
-  const { accountId } = author;
+  const { accountId } = user;
   // The visibility it will have: the poster's default when none was asked for, as Mastodon shows it.
-  const params = { ...asked, visibility: chosenVisibility(asked.visibility, await userSettings(rt, author.userId)) };
+  const params = { ...asked, visibility: chosenVisibility(asked.visibility, await userSettings(rt, user.id)) };
   // Checked now as they will be when published, so that nothing fails unseen later.
   checkDraft(rt, {
     text: params.text,
