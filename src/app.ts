@@ -19,7 +19,9 @@ const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p))
 const isPrivatePage = (path: string) => path.startsWith("/oauth/") || path.startsWith("/auth/");
 
 export function createApp(rt: Runtime): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  // Rails ignores a trailing slash and clients rely on it (Mastodon.py asks for /api/v1/instance/):
+  // every path answers with and without one, the same way, without a redirect.
+  const app = new Hono<AppEnv>({ strict: false });
 
   app.use(async (c, next) => {
     const started = performance.now();

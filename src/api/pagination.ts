@@ -37,8 +37,9 @@ export function setLinkHeader(c: Context, origin: string, result: Pick<PageResul
   if (!result.next && !result.prev) return;
   const url = c.req.url;
   const q = url.indexOf("?");
-  // The path as the client sent it (still percent-encoded), after the scheme and host.
-  const path = url.slice(url.indexOf("/", url.indexOf("//") + 2), q >= 0 ? q : undefined);
+  // The path as the client sent it (still percent-encoded), after the scheme and host, without the
+  // trailing slash the router ignores.
+  const path = url.slice(url.indexOf("/", url.indexOf("//") + 2), q >= 0 ? q : undefined).replace(/(.)\/$/, "$1");
   const kept = new URLSearchParams();
   if (q >= 0) {
     for (const [k, v] of new URLSearchParams(url.slice(q + 1))) if (!CURSORS.has(k)) kept.append(k, v);
