@@ -5,7 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { resolveAuth } from "./api/auth.ts";
 import { mediaFiles, publicFiles } from "./api/files.ts";
 import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
-import type { AppEnv } from "./api/hono.ts";
+import type { AppEnv, Ctx } from "./api/hono.ts";
 import { routers } from "./api/routes.ts";
 import { ApiError } from "./domain/errors.ts";
 import { logger } from "./log.ts";
@@ -17,6 +17,12 @@ const log = logger("http");
 const API_PREFIXES = ["/api/", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/.well-known/", "/nodeinfo/"];
 const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p));
 const isPrivatePage = (path: string) => path.startsWith("/oauth/") || path.startsWith("/auth/");
+
+/** The request's body stopped before its end because the connection closed. */
+function bodyCutShort(c: Ctx): boolean {
+  const incoming = c.env?.incoming;
+  return incoming !== undefined && !incoming.complete && incoming.destroyed;
+}
 
 export function createApp(rt: Runtime): Hono<AppEnv> {
   // Rails ignores a trailing slash and clients rely on it (Mastodon.py asks for /api/v1/instance/):
@@ -61,6 +67,15 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     if (error instanceof HTTPException) {
       const status = error.status >= 500 ? 400 : error.status;
       return c.json({ error: error.message || "Bad request" }, status);
+    }
+    if (bodyCutShort(c)) {
+      // The client went away mid-body: nothing failed here, and nobody reads the answer.
+      log.info("{method} {path}: the client closed the connection before sending the whole body", {
+        method: c.req.method,
+        path: c.req.path,
+        requestId: c.var.requestId,
+      });
+      return c.json({ error: "The request body was cut short" }, 400);
     }
     log.error("Unhandled error in {method} {path} ({requestId}): {error}", {
       method: c.req.method,
