@@ -6,6 +6,7 @@ import { resolveAuth } from "./api/auth.ts";
 import { mediaFiles, publicFiles } from "./api/files.ts";
 import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
 import type { AppEnv, Ctx } from "./api/hono.ts";
+import { refuseNulInUrl } from "./api/params.ts";
 import { routers } from "./api/routes.ts";
 import { ApiError } from "./domain/errors.ts";
 import { logger } from "./log.ts";
@@ -51,6 +52,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     return next();
   });
 
+  app.use(refuseNulInUrl);
   app.use("/api/*", resolveAuth);
   app.use("/oauth/userinfo", resolveAuth);
 

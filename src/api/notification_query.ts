@@ -1,14 +1,15 @@
 // The filtering parameters shared by /api/v1/notifications and /api/v2/notifications.
 import { z } from "zod";
 import { isId } from "../domain/ids.ts";
+import { WORD_MAX } from "../domain/lengths.ts";
 import type { GroupQuery } from "../services/notifications/groups.ts";
 import type { Params } from "./params.ts";
 import { parse, zBool, zInt, zStrings, zText } from "./validate.ts";
 
 const schema = z.object({
-  types: zStrings(),
-  exclude_types: zStrings(),
-  grouped_types: zStrings(),
+  types: zStrings(WORD_MAX),
+  exclude_types: zStrings(WORD_MAX),
+  grouped_types: zStrings(WORD_MAX),
   account_id: zText(),
   include_filtered: zBool(),
 });

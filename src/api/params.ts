@@ -1,7 +1,9 @@
 // Request parameters the way Mastodon (Rails) reads them: query string and body merged into one
 // nested object, from JSON, form-encoded or multipart bodies, with Rack's bracket keys
 // (`media_ids[]`, `poll[options][]`, `source[privacy]`, `fields_attributes[0][name]`).
-import type { Context } from "hono";
+// Everything a request sends passes through here, so the structural limits live here too: nesting
+// depth, number of values, NUL bytes and string size are refused before any route sees them.
+import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, badRequest } from "../domain/errors.ts";
 
 export type Params = Record<string, unknown>;
@@ -9,57 +11,95 @@ export type Params = Record<string, unknown>;
 /** Bodies other than multipart: enough for a data: URI avatar, far more than any text field needs. */
 export const MAX_BODY_BYTES = 24 * 1024 * 1024;
 
+/** Rack 3's `param_depth_limit`: `a[b][c]` is 3 deep, and so is `{"a": {"b": {"c": 1}}}`. */
+export const MAX_DEPTH = 32;
+
+/** Rack 3.1's `params_limit`: values (and containers) one request may send. */
+export const MAX_VALUES = 4096;
+
+/**
+ * No string parameter is longer than this (in UTF-16 units), whatever its own maximum; only the
+ * base64 `data:` URIs of a profile's avatar and header (files by another name) may be larger.
+ */
+export const MAX_STRING_LENGTH = 100_000;
+
+const FILE_KEYS = new Set(["avatar", "header"]);
+
+const tooDeep = () => badRequest(`Invalid request parameters: nested deeper than ${MAX_DEPTH} levels`);
+const tooMany = () => badRequest(`Invalid request parameters: more than ${MAX_VALUES} values`);
+
+/**
+ * A Rack-style key's parts (`a[b][]` → `["a", "b", ""]`), or null for a plain or malformed key,
+ * which is kept as it is. One pass over the key, refusing it once it is too deep.
+ */
+function keyPath(key: string): string[] | null {
+  const open = key.indexOf("[");
+  if (open <= 0) return null;
+  const base = key.slice(0, open);
+  if (base.includes("]")) return null;
+  const path = [base];
+  let at = open;
+  while (at < key.length) {
+    if (key[at] !== "[") return null;
+    const close = key.indexOf("]", at + 1);
+    if (close < 0) return null;
+    const part = key.slice(at + 1, close);
+    if (part.includes("[")) return null;
+    path.push(part);
+    if (path.length > MAX_DEPTH) throw tooDeep();
+    at = close + 1;
+  }
+  return path;
+}
+
 /**
  * Sets `value` at a Rack-style key. `a[b][]` appends to an array; a run of `a[][x]`, `a[][y]`
  * builds one element until a key repeats, as Rack does.
  */
 export function setNested(target: Params, key: string, value: unknown): void {
-  const match = /^([^[\]]*)((?:\[[^[\]]*\])*)$/.exec(key);
-  if (!match || match[1] === "") {
-    target[key] = value;
-    return;
-  }
-  const path = [match[1], ...[...match[2].matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1])];
-  assign(target, path, value);
-}
-
-// Rack's normalize_params, iteratively: objects for named parts, arrays for "[]".
-function assign(target: Params | unknown[], path: string[], value: unknown): void {
-  const [head, ...rest] = path;
-  if (Array.isArray(target)) {
-    // head === "" here: an array step.
-    if (rest.length === 0) {
-      target.push(value);
+  const path = keyPath(key) ?? [key];
+  // `__proto__` would replace an object's prototype instead of naming a parameter.
+  if (path.includes("__proto__")) return;
+  let node: Params | unknown[] = target;
+  for (let i = 0; i < path.length; i++) {
+    const part = path[i];
+    const last = i === path.length - 1;
+    if (Array.isArray(node)) {
+      // part === "" here: an array step.
+      if (last) {
+        node.push(value);
+        return;
+      }
+      const tail: unknown = node[node.length - 1];
+      if (path[i + 1] !== "" && isObject(tail) && !hasPath(tail, path, i + 1)) {
+        node = tail;
+      } else {
+        const fresh = path[i + 1] === "" ? [] : {};
+        node.push(fresh);
+        node = fresh;
+      }
+      continue;
+    }
+    if (last) {
+      node[part] = value;
       return;
     }
-    const last = target[target.length - 1];
-    const child = rest[0];
-    if (child !== "" && isObject(last) && !hasPath(last, rest)) {
-      assign(last, rest, value);
-    } else {
-      const fresh = child === "" ? [] : {};
-      target.push(fresh);
-      assign(fresh as Params, rest, value);
+    const wantArray = path[i + 1] === "";
+    let next = node[part];
+    if (wantArray ? !Array.isArray(next) : !isObject(next)) {
+      next = wantArray ? [] : {};
+      node[part] = next;
     }
-    return;
+    node = next as Params | unknown[];
   }
-  if (rest.length === 0) {
-    target[head] = value;
-    return;
-  }
-  const wantArray = rest[0] === "";
-  let next = target[head];
-  if (wantArray ? !Array.isArray(next) : !isObject(next)) {
-    next = wantArray ? [] : {};
-    target[head] = next;
-  }
-  assign(next as Params | unknown[], rest, value);
 }
 
-function hasPath(obj: Params, path: string[]): boolean {
+/** Whether `obj` already holds `path` from `from` on (then Rack starts a new array element). */
+function hasPath(obj: Params, path: string[], from: number): boolean {
   let node: unknown = obj;
-  for (const part of path) {
-    if (part === "" || !isObject(node) || !(part in node)) return false;
+  for (let i = from; i < path.length; i++) {
+    const part = path[i];
+    if (part === "" || !isObject(node) || !Object.hasOwn(node, part)) return false;
     node = node[part];
   }
   return true;
@@ -69,16 +109,110 @@ export function isObject(v: unknown): v is Params {
   return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Blob);
 }
 
-export function fromSearchParams(search: URLSearchParams): Params {
+function fromPairs(pairs: Iterable<[string, unknown]>): Params {
   const out: Params = {};
-  for (const [k, v] of search) setNested(out, k, v);
-  return out;
+  let count = 0;
+  for (const [k, v] of pairs) {
+    if (++count > MAX_VALUES) throw tooMany();
+    setNested(out, k, v);
+  }
+  return bounded(out);
+}
+
+export function fromSearchParams(search: URLSearchParams): Params {
+  return fromPairs(search);
 }
 
 export function fromFormData(form: FormData): Params {
-  const out: Params = {};
-  for (const [k, v] of form) setNested(out, k, v);
-  return out;
+  return fromPairs(form);
+}
+
+/**
+ * Refuses what no route may receive, in one walk over the parsed parameters: more than
+ * MAX_VALUES values, nesting beyond MAX_DEPTH, NUL bytes (PostgreSQL cannot store them) and
+ * strings beyond MAX_STRING_LENGTH.
+ */
+function bounded(params: Params): Params {
+  const stack: [unknown, number, string][] = [[params, 0, ""]];
+  let count = 0;
+  while (stack.length > 0) {
+    const [node, depth, key] = stack.pop()!;
+    if (++count > MAX_VALUES + 1) throw tooMany();
+    if (typeof node === "string") {
+      checkString(node, key, depth === 1 && FILE_KEYS.has(key) && node.startsWith("data:"));
+    } else if (Array.isArray(node)) {
+      if (depth >= MAX_DEPTH) throw tooDeep();
+      for (const item of node) stack.push([item, depth + 1, key]);
+    } else if (isObject(node)) {
+      if (depth >= MAX_DEPTH) throw tooDeep();
+      for (const [k, v] of Object.entries(node)) {
+        checkString(k, k, false);
+        stack.push([v, depth + 1, k]);
+      }
+    }
+  }
+  return params;
+}
+
+function checkString(value: string, name: string, isFile: boolean): void {
+  if (value.includes("\0"))
+    throw badRequest(`Invalid request parameters: ${name || "a parameter"} contains a NUL byte`);
+  if (!isFile && value.length > MAX_STRING_LENGTH) {
+    throw new ApiError(422, `Validation failed: ${name} is too long (maximum is ${MAX_STRING_LENGTH} characters)`);
+  }
+}
+
+/**
+ * Path segments and the query string are read in many places (`c.req.param`, `c.req.query`, pages):
+ * refuse an encoded NUL byte in the URL once, before any of them.
+ */
+export const refuseNulInUrl: MiddlewareHandler = async (c, next) => {
+  if (/%00/i.test(c.req.url)) throw badRequest("Invalid request parameters: the URL contains a NUL byte");
+  await next();
+};
+
+/** Refuses a JSON text nested deeper than MAX_DEPTH or holding too many values, in one pass, before parsing it. */
+function checkJsonShape(text: string): void {
+  let depth = 0;
+  let values = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) {
+      inString = true;
+    } else if (ch === 0x7b || ch === 0x5b) {
+      if (++depth > MAX_DEPTH) throw tooDeep();
+      if (++values > MAX_VALUES) throw tooMany();
+    } else if (ch === 0x7d || ch === 0x5d) {
+      depth--;
+    } else if (ch === 0x2c) {
+      if (++values > MAX_VALUES) throw tooMany();
+    }
+  }
+}
+
+/**
+ * Keeps integers beyond 2^53 exact as their source text: clients such as Mastodon.py send ids as
+ * JSON numbers (`{"last_read_id": 117671824106241024}`), which a double would round.
+ */
+function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source)) {
+    return context.source;
+  }
+  return value;
+}
+
+export function parseJson(text: string): unknown {
+  checkJsonShape(text);
+  try {
+    return JSON.parse(text, exactIntegers as (key: string, value: unknown) => unknown);
+  } catch {
+    throw badRequest("Error while parsing request body: invalid JSON");
+  }
 }
 
 /** JSON bodies may also use bracket keys (`"media_ids[]": [...]`): fold them the same way. */
@@ -92,7 +226,7 @@ function fromJson(value: unknown): Params {
       setNested(out, k, v);
     }
   }
-  return out;
+  return bounded(out);
 }
 
 async function readBody(request: Request, limit: number): Promise<Buffer<ArrayBuffer>> {
@@ -118,13 +252,7 @@ export async function bodyParams(c: Context, multipartLimit: number): Promise<Pa
   if (type === "application/json" || type.endsWith("+json")) {
     const bytes = await readBody(c.req.raw, MAX_BODY_BYTES);
     if (bytes.byteLength > 0) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(new TextDecoder().decode(bytes));
-      } catch {
-        throw badRequest("Error while parsing request body: invalid JSON");
-      }
-      params = fromJson(parsed);
+      params = fromJson(parseJson(new TextDecoder().decode(bytes)));
     }
   } else if (type === "application/x-www-form-urlencoded") {
     const bytes = await readBody(c.req.raw, MAX_BODY_BYTES);

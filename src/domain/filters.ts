@@ -28,7 +28,8 @@ const STARTS_WITH_WORD = new RegExp(`^${WORD}`, "u");
 const ENDS_WITH_WORD = new RegExp(`${WORD}$`, "u");
 
 export function keywordPattern(keyword: string, wholeWord: boolean): RegExp {
-  const escaped = keyword.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+  // RegExp.escape writes punctuation as \xNN, valid in a "u" pattern (where `\-` is a syntax error).
+  const escaped = RegExp.escape(keyword);
   if (!wholeWord) return new RegExp(escaped, "iu");
   const start = STARTS_WITH_WORD.test(keyword) ? `(?<!${WORD})` : "";
   const end = ENDS_WITH_WORD.test(keyword) ? `(?!${WORD})` : "";

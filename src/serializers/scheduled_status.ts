@@ -8,8 +8,8 @@ export function renderScheduled(row: ScheduledStatus) {
     scheduled_at: row.scheduled_at.toISOString(),
     params: {
       ...params,
-      // Mastodon sends this one id as a JSON number, and apps read it as one.
-      application_id: application_id === null ? null : Number(application_id),
+      // Mastodon sends this id as a JSON number, which JavaScript apps would round: a string, as every id.
+      application_id,
       scheduled_at: null,
       with_rate_limit: false,
     },

@@ -4,7 +4,7 @@
 // never a redirect.
 import { z } from "zod";
 import { type Ctx, clientIp, params, router } from "../api/hono.ts";
-import { truthy } from "../api/validate.ts";
+import { parse, zBool } from "../api/validate.ts";
 import { ApiError } from "../domain/errors.ts";
 import { matchesRegistered, OOB, withFragment, withQuery } from "../domain/redirect_uris.ts";
 import { inactiveReason } from "../domain/user_state.ts";
@@ -187,7 +187,8 @@ oauthPages.get("/oauth/authorize", async (c) => {
   const lang = language(c, all.lang);
   return handle(c, lang, async () => {
     const request = await readRequest(c, all);
-    const user = truthy(all.force_login) ? null : await webUser(c);
+    const { force_login } = parse(z.object({ force_login: zBool() }), all);
+    const user = force_login ? null : await webUser(c);
     if (!user) {
       // Come back here once signed in, without force_login (which would ask again).
       const back = new URL(c.req.url);

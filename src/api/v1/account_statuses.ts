@@ -5,20 +5,17 @@ import { accountStatuses, pinnedStatuses } from "../../services/statuses/read.ts
 import { tokenIfGiven, viewerId } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, truthy } from "../validate.ts";
+import { parse, pathId, zFlag, zText } from "../validate.ts";
 
 export const accountStatusesApi = router();
 
-const flag = z
-  .unknown()
-  .optional()
-  .transform((v) => truthy(v) ?? false);
+const flag = zFlag();
 const schema = z.object({
   exclude_reblogs: flag,
   exclude_replies: flag,
   only_media: flag,
   pinned: flag,
-  tagged: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
+  tagged: zText(),
 });
 
 accountStatusesApi.get("/api/v1/accounts/:id/statuses", tokenIfGiven("read:statuses"), async (c) => {

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { ApiError, notFound, unprocessable } from "../../domain/errors.ts";
-import { isId } from "../../domain/ids.ts";
 import { renderAccountById, renderAccounts } from "../../serializers/account.ts";
 import { renderToken } from "../../serializers/token.ts";
 import {
@@ -13,7 +12,7 @@ import { signUp } from "../../services/accounts/registration.ts";
 import { searchAccounts } from "../../services/accounts/search.ts";
 import { currentUser, requireToken, requireUser, tokenIfGiven } from "../auth.ts";
 import { clientIp, params, router } from "../hono.ts";
-import { parse, pathId, zBool, zInt, zStrings, zText } from "../validate.ts";
+import { parse, pathId, zBool, zIds, zInt, zText } from "../validate.ts";
 
 export const accounts = router();
 
@@ -73,11 +72,10 @@ accounts.get("/api/v1/accounts/search", requireUser("read:accounts"), async (c) 
 });
 
 accounts.get("/api/v1/accounts", tokenIfGiven("read:accounts"), async (c) => {
-  const p = parse(z.object({ id: zStrings() }), await params(c));
+  const p = parse(z.object({ id: zIds() }), await params(c));
   const ids = [...new Set(p.id ?? [])];
   if (ids.length > 40) throw unprocessable("Validation failed: too many ids (at most 40)");
-  const valid = ids.filter(isId);
-  return c.json(await renderAccounts(c.var.rt, await viewableAccountIds(c.var.rt, valid)));
+  return c.json(await renderAccounts(c.var.rt, await viewableAccountIds(c.var.rt, ids)));
 });
 
 accounts.get("/api/v1/accounts/:id/identity_proofs", requireUser(), async (c) => {

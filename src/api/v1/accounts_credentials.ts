@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { ApiError } from "../../domain/errors.ts";
+import { WORD_MAX } from "../../domain/lengths.ts";
 import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
 import { renderCredentialAccount } from "../../serializers/account.ts";
 import { type ProfileChanges, removeProfileImage, updateProfile } from "../../services/accounts/profile.ts";
 import type { Auth, AuthUser } from "../../services/auth/authenticate.ts";
 import { activeUser, currentUser, requireToken, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
-import { fileParam, isObject, type Params } from "../params.ts";
-import { parse, truthy, zStrings } from "../validate.ts";
+import { fileParam, isObject } from "../params.ts";
+import { parse, truthy, zBool, zString, zStrings, zText } from "../validate.ts";
 
 export const credentials = router();
 
@@ -28,26 +29,24 @@ credentials.get("/api/v1/accounts/verify_credentials", requireToken("read:accoun
   return c.json(await renderCredentialAccount(c.var.rt, user.id));
 });
 
-const text = z.preprocess((v) => (v === null ? undefined : v), z.string().optional());
-const flag = z
-  .unknown()
-  .optional()
-  .transform((v) => truthy(v));
+const flag = zBool();
+const field = z.object({ name: zString(), value: zString() });
 
 const updateSchema = z.object({
-  display_name: text,
-  note: text,
+  display_name: zString(),
+  note: zString(),
   locked: flag,
   bot: flag,
   discoverable: flag,
   hide_collections: flag,
   indexable: flag,
   // `fields_attributes[0][name]` (a hash by index) or a JSON array.
-  fields_attributes: z
-    .union([z.array(z.record(z.string(), z.unknown())), z.record(z.string(), z.unknown())])
-    .optional(),
+  fields_attributes: z.union([z.array(field), z.record(z.string(), field)]).optional(),
   attribution_domains: zStrings(),
-  source: z.preprocess((v) => (isObject(v) ? v : undefined), z.record(z.string(), z.unknown()).optional()),
+  source: z.preprocess(
+    (v) => (isObject(v) ? v : undefined),
+    z.object({ privacy: zText(WORD_MAX), sensitive: zBool(), language: zString(WORD_MAX) }).optional(),
+  ),
 });
 
 function fieldsOf(value: z.output<typeof updateSchema>["fields_attributes"]) {
@@ -56,21 +55,17 @@ function fieldsOf(value: z.output<typeof updateSchema>["fields_attributes"]) {
     ? value
     : Object.keys(value)
         .sort((a, b) => Number(a) - Number(b))
-        .map((k) => (value as Record<string, unknown>)[k]);
-  return entries.map((e) => {
-    const f = isObject(e) ? e : {};
-    return { name: String(f.name ?? ""), value: String(f.value ?? "") };
-  });
+        .map((k) => value[k]);
+  return entries.map((f) => ({ name: f.name ?? "", value: f.value ?? "" }));
 }
 
 /** `source[…]` values; an empty privacy means "leave as is", an empty language "detect it". */
-function sourceOf(source: Params | undefined): ProfileChanges["source"] {
+function sourceOf(source: z.output<typeof updateSchema>["source"]): ProfileChanges["source"] {
   if (!source) return undefined;
   const out: NonNullable<ProfileChanges["source"]> = {};
-  if (typeof source.privacy === "string" && source.privacy !== "") out.privacy = source.privacy;
-  const sensitive = truthy(source.sensitive);
-  if (sensitive !== undefined) out.sensitive = sensitive;
-  if (typeof source.language === "string") out.language = source.language.trim();
+  if (source.privacy !== undefined) out.privacy = source.privacy;
+  if (source.sensitive !== undefined) out.sensitive = source.sensitive;
+  if (source.language !== undefined) out.language = source.language.trim();
   return out;
 }
 

@@ -21,7 +21,7 @@ import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { type AppEnv, params, router } from "../hono.ts";
 import { pageParams } from "../pagination.ts";
 import type { Params } from "../params.ts";
-import { parse, zBool, zInt, zStrings, zText } from "../validate.ts";
+import { parse, zBool, zIds, zInt, zText } from "../validate.ts";
 
 export const accountsRelationships = router();
 
@@ -112,8 +112,7 @@ accountsRelationships.post(
   relationshipAction((rt, me, id) => unmute(rt, me, id)),
 );
 
-// A number is taken as its text, as Rails would.
-const noteSchema = z.object({ comment: z.preprocess((v) => (typeof v === "number" ? String(v) : v), zText()) });
+const noteSchema = z.object({ comment: zText() });
 
 accountsRelationships.post(
   "/api/v1/accounts/:id/note",
@@ -122,7 +121,7 @@ accountsRelationships.post(
 );
 
 accountsRelationships.get("/api/v1/accounts/relationships", requireUser("read:follows"), async (c) => {
-  const p = parse(z.object({ id: zStrings(), with_suspended: zBool() }), await params(c));
+  const p = parse(z.object({ id: zIds(), with_suspended: zBool() }), await params(c));
   const ids = p.id ?? [];
   return c.json(
     await renderRelationships(c.var.rt, currentUser(c).accountId, ids, { withSuspended: p.with_suspended }),
@@ -130,7 +129,7 @@ accountsRelationships.get("/api/v1/accounts/relationships", requireUser("read:fo
 });
 
 accountsRelationships.get("/api/v1/accounts/familiar_followers", requireUser("read:follows"), async (c) => {
-  const p = parse(z.object({ id: zStrings() }), await params(c));
+  const p = parse(z.object({ id: zIds() }), await params(c));
   const results = await familiarFollowers(c.var.rt, currentUser(c).accountId, p.id ?? []);
   const rendered = await renderAccounts(
     c.var.rt,

@@ -4,7 +4,7 @@ import { blockDomain, listDomainBlocks, unblockDomain } from "../../services/rel
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse } from "../validate.ts";
+import { parse, zString } from "../validate.ts";
 
 export const domainBlocks = router();
 
@@ -13,7 +13,7 @@ const DOMAIN_PAGE = { default: 100, max: 200 };
 
 // Anything given is read as text; validity is the service's to judge.
 const domainSchema = z.object({
-  domain: z.preprocess((v) => (v === undefined || v === null ? undefined : String(v)), z.string().optional()),
+  domain: zString(),
 });
 
 domainBlocks.get("/api/v1/domain_blocks", requireUser("read:blocks"), async (c) => {

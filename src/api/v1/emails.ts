@@ -3,7 +3,7 @@ import { ApiError } from "../../domain/errors.ts";
 import { isEmailConfirmed, resendConfirmation } from "../../services/accounts/email_confirmation.ts";
 import { requireToken } from "../auth.ts";
 import { params, router } from "../hono.ts";
-import { parse } from "../validate.ts";
+import { parse, zString } from "../validate.ts";
 
 export const emails = router();
 
@@ -11,7 +11,7 @@ export const emails = router();
 emails.post("/api/v1/emails/confirmations", requireToken("write:accounts"), async (c) => {
   const auth = c.var.auth!;
   // An empty `email` is a (wrong) address, not an absent one: Mastodon checks `params.key?(:email)`.
-  const p = parse(z.object({ email: z.string().optional() }), await params(c));
+  const p = parse(z.object({ email: zString() }), await params(c));
   await resendConfirmation(c.var.rt, { userId: auth.user?.id ?? null, applicationId: auth.applicationId }, p.email);
   return c.json({});
 });

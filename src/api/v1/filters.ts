@@ -1,26 +1,27 @@
 import { z } from "zod";
+import { FILTER_KEYWORD_MAX, WORD_MAX } from "../../domain/lengths.ts";
 import { renderV1Filter } from "../../serializers/filter.ts";
 import * as filters from "../../services/filters/filters.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
-import { parse, pathId, truthy, zStrings } from "../validate.ts";
+import { parse, pathId, zBool, zNullableInt, zString, zStrings } from "../validate.ts";
 
 // The deprecated v1 filters, still used by older apps: each is one keyword of a v2 filter.
 export const filtersV1 = router();
 
 const schema = z.object({
-  phrase: z.string().optional(),
-  context: zStrings(),
-  irreversible: z.unknown().optional(),
-  whole_word: z.unknown().optional(),
-  expires_in: z.preprocess((v) => (v === "" ? null : v), z.union([z.null(), z.coerce.number().int()]).optional()),
+  phrase: zString(FILTER_KEYWORD_MAX),
+  context: zStrings(WORD_MAX),
+  irreversible: zBool(),
+  whole_word: zBool(),
+  expires_in: zNullableInt(),
 });
 
 const inputOf = (p: z.output<typeof schema>): filters.V1FilterInput => ({
   phrase: p.phrase,
   context: p.context,
-  irreversible: truthy(p.irreversible),
-  wholeWord: truthy(p.whole_word),
+  irreversible: p.irreversible,
+  wholeWord: p.whole_word,
   expiresIn: p.expires_in,
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIST_TITLE_MAX, WORD_MAX } from "../../domain/lengths.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderList } from "../../serializers/list.ts";
 import { viewableAccount } from "../../services/accounts/accounts.ts";
@@ -6,7 +7,7 @@ import * as lists from "../../services/feeds/lists.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, truthy, zStrings } from "../validate.ts";
+import { parse, pathId, zBool, zRefs, zString } from "../validate.ts";
 
 export const listsApi = router();
 
@@ -14,15 +15,15 @@ const READ = requireUser("read:lists");
 const WRITE = requireUser("write:lists");
 
 const listSchema = z.object({
-  title: z.string().optional(),
-  replies_policy: z.string().optional(),
-  exclusive: z.unknown().optional(),
+  title: zString(LIST_TITLE_MAX),
+  replies_policy: zString(WORD_MAX),
+  exclusive: zBool(),
 });
 
 const changesOf = (p: z.output<typeof listSchema>): lists.ListChanges => ({
   title: p.title,
   repliesPolicy: p.replies_policy,
-  exclusive: truthy(p.exclusive),
+  exclusive: p.exclusive,
 });
 
 // Lists are few (at most 50): they come all at once, without pagination.
@@ -62,7 +63,7 @@ listsApi.get("/api/v1/lists/:id/accounts", READ, async (c) => {
   );
 });
 
-const membersSchema = z.object({ account_ids: zStrings() });
+const membersSchema = z.object({ account_ids: zRefs() });
 
 listsApi.post("/api/v1/lists/:id/accounts", WRITE, async (c) => {
   const p = parse(membersSchema, await params(c));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WORD_MAX } from "../../domain/lengths.ts";
 import { renderMarkers } from "../../serializers/marker.ts";
 import { getMarkers, setMarkers, TIMELINES, type Timeline } from "../../services/feeds/markers.ts";
 import { currentUser, requireUser } from "../auth.ts";
@@ -8,7 +9,7 @@ import { parse, zId, zStrings } from "../validate.ts";
 export const markers = router();
 
 markers.get("/api/v1/markers", requireUser("read:statuses"), async (c) => {
-  const p = parse(z.object({ timeline: zStrings() }), await params(c));
+  const p = parse(z.object({ timeline: zStrings(WORD_MAX) }), await params(c));
   // Unknown timeline names are ignored, as Mastodon does.
   const timelines = (p.timeline ?? []).filter((t): t is Timeline => (TIMELINES as readonly string[]).includes(t));
   return c.json(renderMarkers(await getMarkers(c.var.rt, currentUser(c).accountId, timelines)));

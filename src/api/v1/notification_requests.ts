@@ -1,13 +1,12 @@
 // Notification requests: what the notification policy filtered, per sender. The policy itself is
 // at /api/v2/notifications/policy.
 import { z } from "zod";
-import { isId } from "../../domain/ids.ts";
 import { renderNotificationRequests } from "../../serializers/notification.ts";
 import { acceptRequests, dismissRequests, getRequest, listRequests } from "../../services/notifications/requests.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, zStrings } from "../validate.ts";
+import { parse, pathId, zIds } from "../validate.ts";
 import { NOTIFICATION_PAGE } from "./notifications.ts";
 
 export const notificationRequests = router();
@@ -25,17 +24,17 @@ notificationRequests.get("/api/v1/notifications/requests", READ, async (c) => {
 // Requests are merged as notifications arrive, never in the background: always done.
 notificationRequests.get("/api/v1/notifications/requests/merged", READ, (c) => c.json({ merged: true }));
 
-const bulk = z.object({ id: zStrings() });
+const bulk = z.object({ id: zIds() });
 
 notificationRequests.post("/api/v1/notifications/requests/accept", WRITE, async (c) => {
   const { id } = parse(bulk, await params(c));
-  await acceptRequests(c.var.rt, currentUser(c).accountId, (id ?? []).filter(isId));
+  await acceptRequests(c.var.rt, currentUser(c).accountId, id ?? []);
   return c.json({});
 });
 
 notificationRequests.post("/api/v1/notifications/requests/dismiss", WRITE, async (c) => {
   const { id } = parse(bulk, await params(c));
-  await dismissRequests(c.var.rt, currentUser(c).accountId, (id ?? []).filter(isId));
+  await dismissRequests(c.var.rt, currentUser(c).accountId, id ?? []);
   return c.json({});
 });
 

@@ -1,18 +1,19 @@
 import { z } from "zod";
+import { WORD_MAX } from "../../domain/lengths.ts";
 import { renderReports } from "../../serializers/report.ts";
 import { createReport } from "../../services/moderation/reports.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
-import { parse, zStrings, zText } from "../validate.ts";
+import { parse, zIds, zString, zStrings, zText } from "../validate.ts";
 
 export const reports = router();
 
 const schema = z.object({
-  account_id: z.preprocess((v) => (typeof v === "number" ? String(v) : v), z.string().optional()),
-  status_ids: zStrings(),
+  account_id: zString(),
+  status_ids: zIds(),
   rule_ids: zStrings(),
-  comment: z.preprocess((v) => (v === null ? undefined : v), z.string().optional()),
-  category: zText(),
+  comment: zString(),
+  category: zText(WORD_MAX),
 });
 
 reports.post("/api/v1/reports", requireUser("write:reports"), async (c) => {

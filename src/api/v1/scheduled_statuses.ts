@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { unprocessable } from "../../domain/errors.ts";
+import { WORD_MAX } from "../../domain/lengths.ts";
 import { renderScheduled } from "../../serializers/scheduled_status.ts";
 import { cancelScheduled, listScheduled, ownScheduled, reschedule } from "../../services/statuses/scheduled.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId } from "../validate.ts";
+import { parse, pathId, zString } from "../validate.ts";
 
 export const scheduledStatuses = router();
 
@@ -20,7 +21,7 @@ scheduledStatuses.get("/api/v1/scheduled_statuses/:id", requireUser("read:status
 );
 
 scheduledStatuses.put("/api/v1/scheduled_statuses/:id", requireUser("write:statuses"), async (c) => {
-  const p = parse(z.object({ scheduled_at: z.string().optional() }), await params(c));
+  const p = parse(z.object({ scheduled_at: zString(WORD_MAX) }), await params(c));
   const id = pathId(c.req.param("id"));
   const me = currentUser(c).accountId;
   if (!p.scheduled_at) return c.json(renderScheduled(await ownScheduled(c.var.rt, me, id)));

@@ -1,12 +1,13 @@
 // POST /api/v1/statuses/:id/{favourite,reblog,bookmark,pin,mute,…} and who favourited or boosted.
 import { z } from "zod";
+import { WORD_MAX } from "../../domain/lengths.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderStatus, renderStatuses } from "../../serializers/status.ts";
 import * as act from "../../services/statuses/interactions.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { type Ctx, params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId } from "../validate.ts";
+import { parse, pathId, zText } from "../validate.ts";
 
 export const statusActions = router();
 
@@ -33,10 +34,7 @@ for (const [name, scope, action] of simple) {
 }
 
 statusActions.post("/api/v1/statuses/:id/reblog", requireUser("write:statuses"), async (c) => {
-  const p = parse(
-    z.object({ visibility: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()) }),
-    await params(c),
-  );
+  const p = parse(z.object({ visibility: zText(WORD_MAX) }), await params(c));
   const viewer = currentUser(c).accountId;
   const id = await act.reblog(c.var.rt, viewer, pathId(c.req.param("id")), p.visibility);
   return c.json(await renderStatus(c.var.rt, id, { viewerId: viewer }));

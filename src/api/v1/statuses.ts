@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { unprocessable } from "../../domain/errors.ts";
+import { WORD_MAX } from "../../domain/lengths.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderScheduled } from "../../serializers/scheduled_status.ts";
 import { renderStatus, renderStatuses } from "../../serializers/status.ts";
@@ -12,32 +13,30 @@ import { scheduleStatus } from "../../services/statuses/scheduled.ts";
 import { visibleStatus } from "../../services/visibility.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { params, router } from "../hono.ts";
-import { parse, pathId, truthy, zInt, zStrings } from "../validate.ts";
+import { parse, pathId, zBool, zFlag, zIds, zInt, zRef, zString, zStrings, zText } from "../validate.ts";
 
 export const statuses = router();
 
-const text = z.preprocess((v) => (v === null ? undefined : v), z.string().optional());
-
 const draftSchema = z.object({
-  status: text,
-  spoiler_text: text,
-  sensitive: z.unknown().optional(),
-  language: z.preprocess((v) => (v === "" || v === null ? undefined : v), z.string().optional()),
+  status: zString(),
+  spoiler_text: zString(),
+  sensitive: zBool(),
+  language: zText(WORD_MAX),
   media_ids: zStrings(),
-  visibility: z.preprocess((v) => (v === "" || v === null ? undefined : v), z.string().optional()),
-  in_reply_to_id: z.preprocess((v) => (v === "" || v === null ? undefined : v), z.coerce.string().optional()),
+  visibility: zText(WORD_MAX),
+  in_reply_to_id: zRef(),
   poll: z.preprocess(
     (v) => (v !== null && typeof v === "object" && !Array.isArray(v) ? v : undefined),
     z
       .object({
         options: zStrings(),
         expires_in: zInt(),
-        multiple: z.unknown().optional(),
-        hide_totals: z.unknown().optional(),
+        multiple: zFlag(),
+        hide_totals: zFlag(),
       })
       .optional(),
   ),
-  scheduled_at: z.preprocess((v) => (v === "" || v === null ? undefined : v), z.string().optional()),
+  scheduled_at: zText(WORD_MAX),
 });
 
 function pollOf(p: z.output<typeof draftSchema>): NewPoll | undefined {
@@ -45,8 +44,8 @@ function pollOf(p: z.output<typeof draftSchema>): NewPoll | undefined {
   return {
     options: p.poll.options ?? [],
     expiresIn: p.poll.expires_in ?? 0,
-    multiple: truthy(p.poll.multiple) ?? false,
-    hideTotals: truthy(p.poll.hide_totals) ?? false,
+    multiple: p.poll.multiple,
+    hideTotals: p.poll.hide_totals,
   };
 }
 
@@ -56,7 +55,7 @@ function draftOf(p: z.output<typeof draftSchema>) {
     spoilerText: (p.spoiler_text ?? "").trim(),
     language: p.language ?? null,
     mediaIds: p.media_ids ?? [],
-    sensitive: truthy(p.sensitive),
+    sensitive: p.sensitive,
   };
 }
 
@@ -67,7 +66,7 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
   if (p.scheduled_at !== undefined) {
     const draft = draftOf(p);
     const poll = pollOf(p);
-    const scheduled = await scheduleStatus(c.var.rt, user.accountId, new Date(p.scheduled_at), {
+    const scheduled = await scheduleStatus(c.var.rt, user, new Date(p.scheduled_at), {
       text: draft.text,
       spoiler_text: draft.spoilerText,
       sensitive: draft.sensitive ?? null,
@@ -98,8 +97,8 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
 });
 
 statuses.get("/api/v1/statuses", tokenIfGiven("read:statuses"), async (c) => {
-  const p = parse(z.object({ id: zStrings() }), await params(c));
-  const ids = [...new Set(p.id ?? [])].filter((id) => /^\d{1,19}$/.test(id));
+  const p = parse(z.object({ id: zIds() }), await params(c));
+  const ids = [...new Set(p.id ?? [])];
   if (ids.length > 40) throw unprocessable("Validation failed: too many ids (at most 40)");
   const viewer = viewerId(c);
   return c.json(await renderStatuses(c.var.rt, await visibleIds(c.var.rt, viewer, ids), { viewerId: viewer }));

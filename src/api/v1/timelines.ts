@@ -11,7 +11,7 @@ import {
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { type Ctx, params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, truthy, zStrings } from "../validate.ts";
+import { parse, pathId, zFlag, zStrings } from "../validate.ts";
 
 export const timelines = router();
 
@@ -33,10 +33,7 @@ async function feedResponse(c: Ctx, viewer: string, page: FeedPage) {
   return c.json(await renderStatuses(c.var.rt, page.items, o));
 }
 
-const flag = z
-  .unknown()
-  .optional()
-  .transform((v) => truthy(v) ?? false);
+const flag = zFlag();
 const publicSchema = z.object({
   local: flag,
   remote: flag,

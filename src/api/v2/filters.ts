@@ -1,27 +1,31 @@
 import { z } from "zod";
+import { FILTER_KEYWORD_MAX, FILTER_TITLE_MAX, WORD_MAX } from "../../domain/lengths.ts";
 import { renderFilter, renderFilterStatus, renderKeyword } from "../../serializers/filter.ts";
 import * as filters from "../../services/filters/filters.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { params, router } from "../hono.ts";
-import { isObject } from "../params.ts";
-import { parse, pathId, truthy, zId, zStrings } from "../validate.ts";
+import { parse, pathId, zBool, zFlag, zNullableInt, zRef, zString, zStrings } from "../validate.ts";
 
 export const filtersV2 = router();
 
 const READ = requireUser("read:filters");
 const WRITE = requireUser("write:filters");
 
+const keywordSchema = z.object({ keyword: zString(FILTER_KEYWORD_MAX), whole_word: zBool() });
+
+// `keywords_attributes[][keyword]` (an array) or `keywords_attributes[0][keyword]` (a hash by index).
 const keywordAttributes = z
   .union([z.array(z.unknown()), z.record(z.string(), z.unknown())])
   .optional()
-  .transform((v) => (v === undefined ? undefined : (Array.isArray(v) ? v : Object.values(v)).filter(isObject)));
+  .transform((v) => (v === undefined ? undefined : Array.isArray(v) ? v : Object.values(v)))
+  .pipe(z.array(keywordSchema.extend({ id: zRef(), _destroy: zFlag() })).optional());
 
 const filterSchema = z.object({
-  title: z.string().optional(),
-  context: zStrings(),
-  filter_action: z.string().optional(),
+  title: zString(FILTER_TITLE_MAX),
+  context: zStrings(WORD_MAX),
+  filter_action: zString(WORD_MAX),
   // An empty expires_in means "never".
-  expires_in: z.preprocess((v) => (v === "" ? null : v), z.union([z.null(), z.coerce.number().int()]).optional()),
+  expires_in: zNullableInt(),
   keywords_attributes: keywordAttributes,
 });
 
@@ -32,10 +36,10 @@ function changesOf(p: z.output<typeof filterSchema>): filters.FilterChanges {
     action: p.filter_action,
     expiresIn: p.expires_in,
     keywords: p.keywords_attributes?.map((k) => ({
-      id: k.id === undefined || k.id === "" ? undefined : String(k.id),
-      keyword: k.keyword === undefined ? undefined : String(k.keyword),
-      wholeWord: truthy(k.whole_word),
-      destroy: truthy(k._destroy) ?? false,
+      id: k.id,
+      keyword: k.keyword,
+      wholeWord: k.whole_word,
+      destroy: k._destroy,
     })),
   };
 }
@@ -53,13 +57,11 @@ filtersV2.get("/api/v2/filters/keywords/:id", READ, async (c) =>
   c.json(renderKeyword(await filters.getKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id"))))),
 );
 
-const keywordSchema = z.object({ keyword: z.string().optional(), whole_word: z.unknown().optional() });
-
 filtersV2.put("/api/v2/filters/keywords/:id", WRITE, async (c) => {
   const p = parse(keywordSchema, await params(c));
   const k = await filters.updateKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), {
     keyword: p.keyword,
-    wholeWord: truthy(p.whole_word),
+    wholeWord: p.whole_word,
   });
   return c.json(renderKeyword(k));
 });
@@ -105,7 +107,7 @@ filtersV2.post("/api/v2/filters/:id/keywords", WRITE, async (c) => {
   const p = parse(keywordSchema, await params(c));
   const k = await filters.addKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), {
     keyword: p.keyword,
-    wholeWord: truthy(p.whole_word),
+    wholeWord: p.whole_word,
   });
   return c.json(renderKeyword(k));
 });
@@ -119,7 +121,7 @@ filtersV2.get("/api/v2/filters/:id/statuses", READ, async (c) =>
 );
 
 filtersV2.post("/api/v2/filters/:id/statuses", WRITE, async (c) => {
-  const p = parse(z.object({ status_id: zId() }), await params(c));
+  const p = parse(z.object({ status_id: zRef().pipe(z.string()) }), await params(c));
   const s = await filters.addFilterStatus(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), p.status_id);
   return c.json(renderFilterStatus(s));
 });

@@ -1,4 +1,5 @@
 // Hashtags as Mastodon's Tag::HASHTAG_RE and HashtagNormalizer define them.
+import { codePoints, HASHTAG_MAX } from "../lengths.ts";
 import { ALNUM, ALPHA, SPACE, WORD } from "./char_classes.ts";
 
 export interface HashtagMatch {
@@ -34,7 +35,7 @@ export function scanHashtags(text: string): HashtagMatch[] {
 
 /** Whether `name` (without `#`) is a hashtag Mastodon accepts, e.g. as a followed or featured tag. */
 export function isValidHashtag(name: string): boolean {
-  return HASHTAG_NAME.test(name);
+  return codePoints(name) <= HASHTAG_MAX && HASHTAG_NAME.test(name);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { AccountField, UserSettings, Visibility } from "../../db/schema.ts"
 import { normalizeDomain } from "../../domain/domain_names.ts";
 import { type FieldError, fieldError, validationFailed } from "../../domain/errors.ts";
 import { isLanguage } from "../../domain/languages.ts";
+import { codePoints } from "../../domain/lengths.ts";
 import { randomToken } from "../../domain/secrets.ts";
 import {
   countCharacters,
@@ -37,9 +38,6 @@ export interface ProfileChanges {
 
 const PRIVACIES: Visibility[] = ["public", "unlisted", "private"];
 const ATTRIBUTION_DOMAINS_MAX = 10;
-
-/** Ruby's String#length: code points, which is how Rails counts a display name. */
-const codePoints = (s: string) => [...s].length;
 
 /** Mastodon keeps a local field's name and value to their first 255 characters. */
 const truncate = (s: string, max: number) => [...s.trim()].slice(0, max).join("");

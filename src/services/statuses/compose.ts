@@ -1,6 +1,6 @@
 // What posting and editing share: checking a text, rendering it, and writing its mentions and tags.
 import type { Db } from "../../db/index.ts";
-import type { Visibility } from "../../db/schema.ts";
+import type { UserSettings, Visibility } from "../../db/schema.ts";
 import { unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { isLanguage } from "../../domain/languages.ts";
@@ -19,6 +19,15 @@ import type { Runtime } from "../../runtime.ts";
 import { type MentionedAccount, resolveMentions } from "./mentions.ts";
 
 export const VISIBILITIES: Visibility[] = ["public", "unlisted", "private", "direct"];
+
+/** The visibility a new status gets: the one asked for (one of Mastodon's four), else the poster's default. */
+export function chosenVisibility(asked: string | null | undefined, settings: UserSettings): Visibility {
+  if (asked === null || asked === undefined) return settings.default_privacy ?? "public";
+  if (!VISIBILITIES.includes(asked as Visibility)) {
+    throw unprocessable("Validation failed: Visibility is not included in the list");
+  }
+  return asked as Visibility;
+}
 
 export interface Draft {
   text: string;

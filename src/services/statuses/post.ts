@@ -1,13 +1,12 @@
 // Posting a status (POST /api/v1/statuses).
 import { sql } from "kysely";
-import type { Visibility } from "../../db/schema.ts";
 import { unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { userSettings } from "../accounts/preferences.ts";
 import { visibleStatus } from "../visibility.ts";
-import { addMentions, addTags, checkDraft, type Draft, renderDraft, VISIBILITIES } from "./compose.ts";
+import { addMentions, addTags, checkDraft, chosenVisibility, type Draft, renderDraft } from "./compose.ts";
 import { checkPoll, createPoll, type NewPoll } from "./polls.ts";
 import { statusPosted } from "./side_effects.ts";
 
@@ -40,9 +39,8 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
     const earlier = await idempotent(rt, idemKey);
     if (earlier) return earlier;
   }
-  if (input.visibility !== undefined && !VISIBILITIES.includes(input.visibility as Visibility)) {
-    throw unprocessable("Validation failed: Visibility is not included in the list");
-  }
+  const settings = await userSettings(rt, author.userId);
+  let visibility = chosenVisibility(input.visibility, settings);
   checkDraft(rt, input);
   const poll = input.poll ? checkPoll(rt, input.poll) : null;
   if (poll && input.mediaIds.length > 0)
@@ -50,13 +48,11 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
   const parent = input.inReplyToId ? await visibleStatus(rt, author.accountId, input.inReplyToId) : null;
   if (parent?.reblog_of_id) throw unprocessable("Validation failed: A boost cannot be replied to");
 
-  const settings = await userSettings(rt, author.userId);
   const account = await rt.db
     .selectFrom("accounts")
     .select(["username", "silenced_at"])
     .where("id", "=", author.accountId)
     .executeTakeFirstOrThrow();
-  let visibility: Visibility = (input.visibility as Visibility | undefined) ?? settings.default_privacy ?? "public";
   // A silenced account's public posts stay off the public timelines.
   if (visibility === "public" && account.silenced_at) visibility = "unlisted";
   const rendered = await renderDraft(rt, input, settings.default_language ?? null);

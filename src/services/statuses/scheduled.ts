@@ -7,7 +7,8 @@ import { ApiError, notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { logger } from "../../log.ts";
 import type { Runtime } from "../../runtime.ts";
-import { checkDraft } from "./compose.ts";
+import { userSettings } from "../accounts/preferences.ts";
+import { checkDraft, chosenVisibility } from "./compose.ts";
 import { checkPoll } from "./polls.ts";
 import { postStatus } from "./post.ts";
 
@@ -41,10 +42,13 @@ async function checkTime(rt: Runtime, accountId: string, at: Date, exceptId?: st
 
 export async function scheduleStatus(
   rt: Runtime,
-  accountId: string,
+  user: { id: string; accountId: string },
   at: Date,
-  params: ScheduledStatusParams,
+  asked: ScheduledStatusParams,
 ): Promise<ScheduledStatus> {
+  const { accountId } = user;
+  // The visibility it will have: the poster's default when none was asked for, as Mastodon shows it.
+  const params = { ...asked, visibility: chosenVisibility(asked.visibility, await userSettings(rt, user.id)) };
   // Checked now as they will be when published, so that nothing fails unseen later.
   checkDraft(rt, {
     text: params.text,
