@@ -3,28 +3,21 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { after, before, test } from "node:test";
-import { configure, type LogRecord } from "@logtape/logtape";
-import { configureLogging } from "../src/log.ts";
+import type { LogRecord } from "@logtape/logtape";
+import { captureLogs, stopCapturingLogs } from "./log_capture.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
 let alice: TestUser;
-const records: LogRecord[] = [];
+let records: LogRecord[];
 before(async () => {
   server = await startServer();
   alice = await server.user("alice");
-  await configure({
-    reset: true,
-    sinks: { memory: (record) => records.push(record) },
-    loggers: [
-      { category: ["rookery"], sinks: ["memory"], lowestLevel: "debug" },
-      { category: ["logtape", "meta"], sinks: [], lowestLevel: "fatal" },
-    ],
-  });
+  records = await captureLogs(["rookery"], "debug");
 });
 after(async () => {
   await server.close();
-  await configureLogging("silent");
+  await stopCapturingLogs();
 });
 
 /** Sends the headers and the first half of `body`, then closes the connection. */

@@ -2,7 +2,7 @@
 // /api/v1/instance/ to learn the version): the same answer, never a redirect.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createApp } from "../src/app.ts";
+import { knownRoutes } from "./known_routes.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -71,7 +71,7 @@ test("the Link header of a slashed request names the path without the slash, and
   for (let i = 0; i < 3; i++) await server.post("/api/v1/statuses", { token: bob.token, json: { status: `n${i}` } });
   const page = await server.get(`/api/v1/accounts/${bob.accountId}/statuses/`, {
     token: alice.token,
-    query: { limit: "1", only_media: "false", "x[]": "y", [`a${"[b]".repeat(500)}`]: "1", long: "z".repeat(3000) },
+    query: { limit: "1", only_media: "false", "x[]": "y", "a[b][c]": "1", long: "z".repeat(3000) },
   });
   assert.equal(page.status, 200);
   const link = page.headers.get("link")!;
@@ -96,11 +96,7 @@ const NOT_FOUND_BY_DESIGN = new Set([
 ]);
 
 test("every route the router knows reaches its handler with a trailing slash", async () => {
-  const routes = new Map<string, { method: string; path: string }>();
-  for (const r of createApp(server.rt).routes) {
-    if (r.method === "ALL" || r.path.includes("*")) continue;
-    routes.set(`${r.method} ${r.path}`, r);
-  }
+  const routes = knownRoutes(server.rt);
   assert.ok(routes.size > 150, `only ${routes.size} routes`);
   // A token that is not valid: routes with a token check answer 401 from their guard, which
   // proves the route was matched (the router alone would answer 404).

@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Worker } from "node:worker_threads";
-import { configure, type LogRecord } from "@logtape/logtape";
+import type { LogRecord } from "@logtape/logtape";
 import { loadConfig } from "../src/config.ts";
-import { configureLogging } from "../src/log.ts";
 import { type Running, start } from "../src/server.ts";
 import { createLocalUser } from "../src/services/accounts/accounts.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
+import { captureLogs, stopCapturingLogs } from "./log_capture.ts";
 import { adminQuery, TEST_DATABASE_URL } from "./rig.ts";
 
 const THREADS = 3;
@@ -23,18 +23,11 @@ let running: Running;
 let dataDir: string;
 let schema: string | undefined;
 let token: string;
-const records: LogRecord[] = [];
+let records: LogRecord[];
 
 before(async () => {
   // The main thread's log, where thread deaths are told.
-  await configure({
-    reset: true,
-    sinks: { memory: (record) => records.push(record) },
-    loggers: [
-      { category: ["rookery", "server"], sinks: ["memory"], lowestLevel: "info" },
-      { category: ["logtape", "meta"], sinks: [], lowestLevel: "fatal" },
-    ],
-  });
+  records = await captureLogs(["rookery", "server"], "info");
   dataDir = mkdtempSync(join(tmpdir(), "rookery-threads-"));
   if (TEST_DATABASE_URL) {
     schema = `t_${randomBytes(6).toString("hex")}`;
@@ -66,7 +59,7 @@ before(async () => {
 
 after(async () => {
   await running.stop();
-  await configureLogging("silent");
+  await stopCapturingLogs();
   if (schema) await adminQuery(`DROP SCHEMA ${schema} CASCADE`);
   rmSync(dataDir, { recursive: true, force: true });
 });
