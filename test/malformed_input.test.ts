@@ -279,6 +279,8 @@ const API_PREFIXES = ["/api/", "/oauth/token", "/oauth/revoke", "/oauth/userinfo
 /** What is wrong with an answer, if anything. */
 function judge(path: string, outcome: Outcome): string | null {
   if (outcome.status >= 500) return `${outcome.status} ${outcome.text.slice(0, 160)}`;
+  // A rate limit would answer in the handlers' place and hide what they do.
+  if (outcome.status === 429) return "429: the probe must run without rate limits";
   // Node itself refuses what it cannot parse as HTTP/1.1 (a request line too long, bytes past the
   // declared body, a body that ends early) before the app sees it: a bare status, nothing to judge.
   if (outcome.type === "" && outcome.text === "" && [400, 414, 431].includes(outcome.status)) return null;
