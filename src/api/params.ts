@@ -175,15 +175,10 @@ export const refuseNulInUrl: MiddlewareHandler = async (c, next) => {
 function checkJsonShape(text: string): void {
   let depth = 0;
   let values = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (ch === 0x22) inString = false;
-    } else if (ch === 0x22) {
-      inString = true;
+    if (ch === 0x22) {
+      i = stringEnd(text, i);
     } else if (ch === 0x7b || ch === 0x5b) {
       if (++depth > MAX_DEPTH) throw tooDeep();
       if (++values > MAX_VALUES) throw tooMany();
@@ -192,6 +187,18 @@ function checkJsonShape(text: string): void {
     } else if (ch === 0x2c) {
       if (++values > MAX_VALUES) throw tooMany();
     }
+  }
+}
+
+/** The index of the quote closing the JSON string opened at `start` (one not escaped by a backslash). */
+function stringEnd(text: string, start: number): number {
+  let at = start;
+  for (;;) {
+    at = text.indexOf('"', at + 1);
+    if (at < 0) return text.length; // unterminated: JSON.parse refuses it
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return at;
   }
 }
 
@@ -208,8 +215,11 @@ function exactIntegers(_key: string, value: unknown, context?: { source?: string
 
 export function parseJson(text: string): unknown {
   checkJsonShape(text);
+  // The reviver costs (a 30-fold slower parse): only a text with 16 digits in a row can hold an
+  // integer beyond 2^53.
+  const reviver = /\d{16}/.test(text) ? (exactIntegers as (key: string, value: unknown) => unknown) : undefined;
   try {
-    return JSON.parse(text, exactIntegers as (key: string, value: unknown) => unknown);
+    return JSON.parse(text, reviver);
   } catch {
     throw badRequest("Error while parsing request body: invalid JSON");
   }
