@@ -5,7 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { resolveAuth } from "./api/auth.ts";
 import { mediaFiles, publicFiles } from "./api/files.ts";
 import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
-import type { AppEnv } from "./api/hono.ts";
+import type { AppEnv, Ctx } from "./api/hono.ts";
 import { refuseNulInUrl } from "./api/params.ts";
 import { routers } from "./api/routes.ts";
 import { ApiError } from "./domain/errors.ts";
@@ -19,8 +19,16 @@ const API_PREFIXES = ["/api/", "/oauth/token", "/oauth/revoke", "/oauth/userinfo
 const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p));
 const isPrivatePage = (path: string) => path.startsWith("/oauth/") || path.startsWith("/auth/");
 
+/** The request's body stopped before its end because the connection closed. */
+function bodyCutShort(c: Ctx): boolean {
+  const incoming = c.env?.incoming;
+  return incoming !== undefined && !incoming.complete && incoming.destroyed;
+}
+
 export function createApp(rt: Runtime): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  // Rails ignores a trailing slash and clients rely on it (Mastodon.py asks for /api/v1/instance/):
+  // every path answers with and without one, the same way, without a redirect.
+  const app = new Hono<AppEnv>({ strict: false });
 
   app.use(async (c, next) => {
     const started = performance.now();
@@ -61,6 +69,15 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     if (error instanceof HTTPException) {
       const status = error.status >= 500 ? 400 : error.status;
       return c.json({ error: error.message || "Bad request" }, status);
+    }
+    if (bodyCutShort(c)) {
+      // The client went away mid-body: nothing failed here, and nobody reads the answer.
+      log.info("{method} {path}: the client closed the connection before sending the whole body", {
+        method: c.req.method,
+        path: c.req.path,
+        requestId: c.var.requestId,
+      });
+      return c.json({ error: "The request body was cut short" }, 400);
     }
     log.error("Unhandled error in {method} {path} ({requestId}): {error}", {
       method: c.req.method,

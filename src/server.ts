@@ -15,6 +15,8 @@ export interface Roles {
 export interface Running {
   rt: Runtime;
   port: number;
+  /** The web threads beside the main one (none with WEB_THREADS=1). */
+  threads: WebThreads | null;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function start(config: Config, roles: Roles, options: RuntimeOption
   return {
     rt,
     port: http?.port ?? 0,
+    threads,
     async stop() {
       await Promise.all([http && closeHttp(http.server), threads?.stop()]);
       await rt.close();

@@ -19,33 +19,82 @@ interface ThreadData {
 }
 
 export interface WebThreads {
+  /** The threads answering now, replacements included (not those still starting). */
+  readonly threads: ReadonlySet<Worker>;
   stop(): Promise<void>;
 }
 
-/** Starts `count` threads listening on `port` next to the main thread, once all of them listen. */
+/** A thread that dies sooner than this after starting counts towards a crash loop. */
+const QUICK_DEATH_MS = 10_000;
+const MAX_BACKOFF_MS = 60_000;
+
+/**
+ * Starts `count` threads listening on `port` next to the main thread, once all of them listen. A
+ * thread that dies is replaced, so that one bad request never takes capacity away for good; when
+ * threads keep dying right after starting, each replacement waits twice as long as the last.
+ */
 export async function startWebThreads(
   config: Config,
   options: RuntimeOptions,
   port: number,
   count: number,
 ): Promise<WebThreads> {
-  const threads = await Promise.all(
-    Array.from({ length: count }, async () => {
-      const data: ThreadData = { role: "web", config, options, port };
+  const data: ThreadData = { role: "web", config, options, port };
+  const threads = new Set<Worker>();
+  const starting = new Set<Worker>();
+  const timers = new Set<NodeJS.Timeout>();
+  let stopping = false;
+  let quickDeaths = 0;
+
+  const replace = (reason: string, lived: number) => {
+    quickDeaths = lived < QUICK_DEATH_MS ? quickDeaths + 1 : 0;
+    const delay = quickDeaths === 0 ? 0 : Math.min(1000 * 2 ** (quickDeaths - 1), MAX_BACKOFF_MS);
+    log.error("A web thread stopped ({reason}) after {lived} ms; a new one starts in {delay} ms", {
+      reason,
+      lived,
+      delay,
+    });
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      // A replacement that fails to start is replaced in turn, by its own exit.
+      if (!stopping) spawn(false).catch(() => {});
+    }, delay);
+    timers.add(timer);
+  };
+
+  const spawn = (initial: boolean) =>
+    new Promise<Worker>((resolve, reject) => {
       const thread = new Worker(new URL(import.meta.url), { workerData: data });
-      await new Promise<void>((resolve, reject) => {
-        thread.once("message", () => resolve());
-        thread.once("error", reject);
-        thread.once("exit", (code) => reject(new Error(`a web thread exited while starting (${code})`)));
+      const born = Date.now();
+      let ready = false;
+      let failure: unknown = null;
+      starting.add(thread);
+      thread.on("error", (error) => {
+        failure = error;
       });
-      thread.on("error", (error) => log.error("A web thread failed: {error}", { error: String(error) }));
-      return thread;
-    }),
-  );
+      thread.once("message", () => {
+        ready = true;
+        starting.delete(thread);
+        threads.add(thread);
+        resolve(thread);
+      });
+      thread.once("exit", (code) => {
+        threads.delete(thread);
+        starting.delete(thread);
+        const reason = failure instanceof Error ? (failure.stack ?? failure.message) : `exit code ${code}`;
+        if (!ready) reject(new Error(`a web thread exited while starting: ${reason}`));
+        if (!stopping && !(initial && !ready)) replace(reason, Date.now() - born);
+      });
+    });
+
+  await Promise.all(Array.from({ length: count }, () => spawn(true)));
   return {
+    threads,
     async stop() {
+      stopping = true;
+      for (const timer of timers) clearTimeout(timer);
       await Promise.all(
-        threads.map(
+        [...threads, ...starting].map(
           (thread) =>
             new Promise<void>((resolve) => {
               // Requests under way get the same 10 s as the main thread's; then the thread is ended.

@@ -8,12 +8,14 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import type { Worker } from "node:worker_threads";
+import type { LogRecord } from "@logtape/logtape";
 import { loadConfig } from "../src/config.ts";
-import { configureLogging } from "../src/log.ts";
 import { type Running, start } from "../src/server.ts";
 import { createLocalUser } from "../src/services/accounts/accounts.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
+import { captureLogs, stopCapturingLogs } from "./log_capture.ts";
 import { adminQuery, TEST_DATABASE_URL } from "./rig.ts";
 
 const THREADS = 3;
@@ -21,9 +23,11 @@ let running: Running;
 let dataDir: string;
 let schema: string | undefined;
 let token: string;
+let records: LogRecord[];
 
 before(async () => {
-  if (!process.env.TEST_LOG) await configureLogging("silent");
+  // The main thread's log, where thread deaths are told.
+  records = await captureLogs(["rookery", "server"], "info");
   dataDir = mkdtempSync(join(tmpdir(), "rookery-threads-"));
   if (TEST_DATABASE_URL) {
     schema = `t_${randomBytes(6).toString("hex")}`;
@@ -55,6 +59,7 @@ before(async () => {
 
 after(async () => {
   await running.stop();
+  await stopCapturingLogs();
   if (schema) await adminQuery(`DROP SCHEMA ${schema} CASCADE`);
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -127,4 +132,57 @@ test("a profile change made through one thread shows through all of them", async
   for (let i = 0; i < 12; i++) {
     assert.equal((await call("GET", `/api/v1/statuses/${status}`)).body.account.display_name, "Renamed");
   }
+});
+
+async function waitFor<T>(find: () => T | undefined, ms = 20_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() - started > ms) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const deaths = () => records.filter((r) => String(r.rawMessage).startsWith("A web thread stopped"));
+
+/** Kills the newest web thread and waits for the one that takes its place to listen. */
+async function killNewest(): Promise<Worker> {
+  const pool = running.threads!;
+  const before = [...pool.threads];
+  await before[before.length - 1].terminate();
+  return waitFor(() => [...pool.threads].find((t) => !before.includes(t)));
+}
+
+test("a web thread that dies is replaced, and every thread answers after", async () => {
+  const pool = running.threads!;
+  assert.equal(pool.threads.size, THREADS - 1);
+  const dead = [...pool.threads].at(-1)!;
+  const replacement = await killNewest();
+  assert.equal(pool.threads.size, THREADS - 1);
+  assert.ok(!pool.threads.has(dead));
+  assert.ok(pool.threads.has(replacement));
+  const [death] = deaths();
+  assert.equal(death.level, "error");
+  assert.equal(death.properties.reason, "exit code 1");
+
+  // Connections of their own land on every thread, the new one included: each one's event loop
+  // works while they are answered.
+  const threads = [...pool.threads];
+  const idle = threads.map((t) => t.performance.eventLoopUtilization());
+  const responses = await Promise.all(Array.from({ length: 60 }, () => call("GET", "/api/v1/timelines/home")));
+  assert.deepEqual(new Set(responses.map((r) => r.status)), new Set([200]));
+  const busy = threads.map((t, i) => t.performance.eventLoopUtilization(idle[i]).active);
+  for (const active of busy) assert.ok(active > 5, `a thread was busy ${active} ms`);
+});
+
+test("threads that keep dying right after starting are replaced ever more slowly", async () => {
+  await killNewest();
+  await killNewest();
+  const delays = deaths()
+    .slice(-2)
+    .map((r) => r.properties.delay as number);
+  // Each lived less than the crash-loop threshold: the second waited twice as long as the first.
+  assert.ok(delays[0] >= 1000, `first delay ${delays[0]}`);
+  assert.equal(delays[1], delays[0] * 2);
 });

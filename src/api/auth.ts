@@ -16,7 +16,11 @@ export function tokenOf(c: Ctx): string | null {
   return c.req.query("access_token") || null;
 }
 
-/** Resolves the caller for every request under it; an invalid token leaves the caller anonymous. */
+/**
+ * Resolves the caller for every request under it. An invalid token leaves `auth` empty here; the
+ * route's guard answers 401 for it, so that routes Mastodon keeps free of token checks (instance,
+ * app registration) answer as usual.
+ */
 export const resolveAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = tokenOf(c);
   c.set("auth", token ? await authenticate(c.var.rt, token) : null);
@@ -49,11 +53,15 @@ export const requireToken =
     await next();
   };
 
-/** Open to everyone; a token, when one is sent, must hold one of `scopes` (authorize_if_got_token!). */
+/**
+ * Open to everyone; a token, when one is sent, must be valid and hold one of `scopes`
+ * (authorize_if_got_token!). A bad token is a 401, never an anonymous request: a client must learn
+ * that its token is dead rather than be shown public data as a stranger.
+ */
 export const tokenIfGiven =
   (...scopes: string[]): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    if (c.var.auth) checkScopes(c.var.auth, scopes);
+    if (c.var.auth || tokenOf(c)) checkScopes(c.var.auth, scopes);
     await next();
   };
 

@@ -32,17 +32,32 @@ export function pageParams(
 
 const CURSORS = new Set(["max_id", "min_id", "since_id"]);
 
+/**
+ * The filters a next page keeps: plain names and lists (`types[]`), 2 KB at most, as Mastodon keeps
+ * only the parameters it knows. Echoing whatever a client sent would let it blow the answer's
+ * headers past what clients accept.
+ */
+function linkFilters(query: string): URLSearchParams {
+  const kept = new URLSearchParams();
+  let size = 0;
+  for (const [k, v] of new URLSearchParams(query)) {
+    if (CURSORS.has(k) || !/^\w{1,64}(\[\])?$/.test(k)) continue;
+    size += k.length + v.length + 2;
+    if (size > 2048) break;
+    kept.append(k, v);
+  }
+  return kept;
+}
+
 /** Sets `Link: <…?max_id=…>; rel="next", <…?min_id=…>; rel="prev"` from the request's own URL. */
 export function setLinkHeader(c: Context, origin: string, result: Pick<PageResult<unknown>, "next" | "prev">): void {
   if (!result.next && !result.prev) return;
   const url = c.req.url;
   const q = url.indexOf("?");
-  // The path as the client sent it (still percent-encoded), after the scheme and host.
-  const path = url.slice(url.indexOf("/", url.indexOf("//") + 2), q >= 0 ? q : undefined);
-  const kept = new URLSearchParams();
-  if (q >= 0) {
-    for (const [k, v] of new URLSearchParams(url.slice(q + 1))) if (!CURSORS.has(k)) kept.append(k, v);
-  }
+  // The path as the client sent it (still percent-encoded), after the scheme and host, without the
+  // trailing slash the router ignores.
+  const path = url.slice(url.indexOf("/", url.indexOf("//") + 2), q >= 0 ? q : undefined).replace(/(.)\/$/, "$1");
+  const kept = linkFilters(q >= 0 ? url.slice(q + 1) : "");
   const base = `${origin}${path}?`;
   const link = (key: "max_id" | "min_id", value: string, rel: string) => {
     const query = new URLSearchParams(kept);

@@ -48,7 +48,7 @@ featuredTagsApi.get("/api/v1/accounts/:id/featured_tags", tokenIfGiven("read:acc
 // The same from a hashtag's side (Mastodon 4.4): answers the Tag, with `featuring`.
 featuredTagsApi.post("/api/v1/tags/:name/feature", requireUser("write:accounts"), async (c) => {
   const viewer = currentUser(c).accountId;
-  const name = decodeURIComponent(c.req.param("name"));
+  const name = c.req.param("name");
   const tag = await findOrCreateTag(c.var.rt, name);
   await featureTag(c.var.rt, viewer, name);
   return c.json((await renderTags(c.var.rt, [tag], viewer))[0]);
@@ -56,6 +56,6 @@ featuredTagsApi.post("/api/v1/tags/:name/feature", requireUser("write:accounts")
 
 featuredTagsApi.post("/api/v1/tags/:name/unfeature", requireUser("write:accounts"), async (c) => {
   const viewer = currentUser(c).accountId;
-  const tag = await unfeatureTag(c.var.rt, viewer, decodeURIComponent(c.req.param("name")));
+  const tag = await unfeatureTag(c.var.rt, viewer, c.req.param("name"));
   return c.json((await renderTags(c.var.rt, [tag], viewer))[0]);
 });

@@ -7,7 +7,7 @@ import { pageParams, setLinkHeader } from "../pagination.ts";
 export const tags = router();
 
 tags.get("/api/v1/tags/:name", tokenIfGiven("read:statuses"), async (c) => {
-  const tag = await findOrCreateTag(c.var.rt, decodeURIComponent(c.req.param("name")));
+  const tag = await findOrCreateTag(c.var.rt, c.req.param("name"));
   return c.json((await renderTags(c.var.rt, [tag], viewerId(c)))[0]);
 });
 
@@ -17,7 +17,7 @@ for (const [action, run] of [
 ] as const) {
   tags.post(`/api/v1/tags/:name/${action}`, requireUser("write:follows", "follow"), async (c) => {
     const viewer = currentUser(c).accountId;
-    const tag = await run(c.var.rt, viewer, decodeURIComponent(c.req.param("name")));
+    const tag = await run(c.var.rt, viewer, c.req.param("name"));
     return c.json((await renderTags(c.var.rt, [tag], viewer))[0]);
   });
 }

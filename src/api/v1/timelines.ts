@@ -74,7 +74,7 @@ timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), a
     c.var.rt,
     viewer,
     {
-      tag: decodeURIComponent(c.req.param("hashtag")),
+      tag: c.req.param("hashtag"),
       any: p.any ?? [],
       all: p.all ?? [],
       none: p.none ?? [],
