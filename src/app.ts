@@ -5,9 +5,9 @@ import { HTTPException } from "hono/http-exception";
 import { resolveAuth } from "./api/auth.ts";
 import { mediaFiles, publicFiles } from "./api/files.ts";
 import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
-import type { AppEnv } from "./api/hono.ts";
 import { routers } from "./api/routes.ts";
 import { ApiError } from "./domain/errors.ts";
+import type { AppEnv } from "./http/hono.ts";
 import { logger } from "./log.ts";
 import type { Runtime } from "./runtime.ts";
 

@@ -1,9 +1,9 @@
 // The filtering parameters shared by /api/v1/notifications and /api/v2/notifications.
 import { z } from "zod";
 import { isId } from "../domain/ids.ts";
+import type { Params } from "../http/params.ts";
+import { parse, zBool, zInt, zStrings, zText } from "../http/validate.ts";
 import type { GroupQuery } from "../services/notifications/groups.ts";
-import type { Params } from "./params.ts";
-import { parse, zBool, zInt, zStrings, zText } from "./validate.ts";
 
 const schema = z.object({
   types: zStrings(),

@@ -1,6 +1,6 @@
 // The public pages about the server: /about, /privacy-policy, /terms-of-service.
 import { html, raw } from "hono/html";
-import { router } from "../api/hono.ts";
+import { router } from "../http/hono.ts";
 import {
   currentTerms,
   markdownToHtml,

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { ApiError } from "../../domain/errors.ts";
 import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
+import { params, router } from "../../http/hono.ts";
+import { fileParam, isObject, type Params } from "../../http/params.ts";
+import { parse, truthy, zStrings } from "../../http/validate.ts";
 import { renderCredentialAccount } from "../../serializers/account.ts";
 import { type ProfileChanges, removeProfileImage, updateProfile } from "../../services/accounts/profile.ts";
 import type { Auth, AuthUser } from "../../services/auth/authenticate.ts";
 import { activeUser, currentUser, requireToken, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { fileParam, isObject, type Params } from "../params.ts";
-import { parse, truthy, zStrings } from "../validate.ts";
 
 export const credentials = router();
 

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, zText } from "../../http/validate.ts";
 import { renderFeaturedTag } from "../../serializers/featured_tag.ts";
 import { renderTags } from "../../serializers/tag.ts";
 import { requireAccountExists } from "../../services/accounts/accounts.ts";
@@ -11,8 +13,6 @@ import {
 } from "../../services/accounts/featured_tags.ts";
 import { findOrCreateTag } from "../../services/statuses/tags.ts";
 import { currentUser, requireUser, tokenIfGiven } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, pathId, zText } from "../validate.ts";
 
 export const featuredTagsApi = router();
 

@@ -1,5 +1,6 @@
 import { notFound } from "../../domain/errors.ts";
 import { languageList } from "../../domain/languages.ts";
+import { router } from "../../http/hono.ts";
 import { instanceV1Entity, renderDomainBlock, renderRule, renderTerms } from "../../serializers/instance.ts";
 import {
   activity,
@@ -14,7 +15,6 @@ import {
   termsVersions,
 } from "../../services/instance/instance.ts";
 import { viewerId } from "../auth.ts";
-import { router } from "../hono.ts";
 
 export const instanceV1 = router();
 

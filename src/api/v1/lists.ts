@@ -1,12 +1,12 @@
 import { z } from "zod";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, truthy, zStrings } from "../../http/validate.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderList } from "../../serializers/list.ts";
 import { viewableAccount } from "../../services/accounts/accounts.ts";
 import * as lists from "../../services/feeds/lists.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, truthy, zStrings } from "../validate.ts";
 
 export const listsApi = router();
 

@@ -2,12 +2,12 @@
 // at /api/v2/notifications/policy.
 import { z } from "zod";
 import { isId } from "../../domain/ids.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, zStrings } from "../../http/validate.ts";
 import { renderNotificationRequests } from "../../serializers/notification.ts";
 import { acceptRequests, dismissRequests, getRequest, listRequests } from "../../services/notifications/requests.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, zStrings } from "../validate.ts";
 import { NOTIFICATION_PAGE } from "./notifications.ts";
 
 export const notificationRequests = router();

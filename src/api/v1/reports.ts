@@ -1,9 +1,9 @@
 import { z } from "zod";
+import { params, router } from "../../http/hono.ts";
+import { parse, zStrings, zText } from "../../http/validate.ts";
 import { renderReports } from "../../serializers/report.ts";
 import { createReport } from "../../services/moderation/reports.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, zStrings, zText } from "../validate.ts";
 
 export const reports = router();
 

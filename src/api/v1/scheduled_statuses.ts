@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { unprocessable } from "../../domain/errors.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId } from "../../http/validate.ts";
 import { renderScheduled } from "../../serializers/scheduled_status.ts";
 import { cancelScheduled, listScheduled, ownScheduled, reschedule } from "../../services/statuses/scheduled.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId } from "../validate.ts";
 
 export const scheduledStatuses = router();
 

@@ -1,12 +1,12 @@
 // POST /api/v1/statuses/:id/{favourite,reblog,bookmark,pin,mute,…} and who favourited or boosted.
 import { z } from "zod";
+import { type Ctx, params, router } from "../../http/hono.ts";
+import { parse, pathId } from "../../http/validate.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderStatus, renderStatuses } from "../../serializers/status.ts";
 import * as act from "../../services/statuses/interactions.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
-import { type Ctx, params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId } from "../validate.ts";
 
 export const statusActions = router();
 

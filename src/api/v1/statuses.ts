@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { unprocessable } from "../../domain/errors.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, truthy, zInt, zStrings } from "../../http/validate.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderScheduled } from "../../serializers/scheduled_status.ts";
 import { renderStatus, renderStatuses } from "../../serializers/status.ts";
@@ -11,8 +13,6 @@ import { threadContext, visibleIds } from "../../services/statuses/read.ts";
 import { scheduleStatus } from "../../services/statuses/scheduled.ts";
 import { visibleStatus } from "../../services/visibility.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, pathId, truthy, zInt, zStrings } from "../validate.ts";
 
 export const statuses = router();
 

@@ -1,7 +1,7 @@
+import { params, router } from "../../http/hono.ts";
 import { renderTags } from "../../serializers/tag.ts";
 import { findOrCreateTag, followedTags, followTag, unfollowTag } from "../../services/statuses/tags.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 
 export const tags = router();

@@ -1,10 +1,10 @@
 import { z } from "zod";
+import { params, router } from "../../http/hono.ts";
+import { isObject } from "../../http/params.ts";
+import { parse, pathId, truthy, zId, zStrings } from "../../http/validate.ts";
 import { renderFilter, renderFilterStatus, renderKeyword } from "../../serializers/filter.ts";
 import * as filters from "../../services/filters/filters.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { isObject } from "../params.ts";
-import { parse, pathId, truthy, zId, zStrings } from "../validate.ts";
 
 export const filtersV2 = router();
 

@@ -1,6 +1,6 @@
+import { router } from "../../http/hono.ts";
 import { instanceV2Entity } from "../../serializers/instance.ts";
 import { instanceCached } from "../../services/instance/instance.ts";
-import { router } from "../hono.ts";
 
 export const instanceV2 = router();
 
