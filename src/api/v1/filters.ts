@@ -2,7 +2,7 @@ import { z } from "zod";
 import { params, router } from "../../http/hono.ts";
 import { parse, pathId, truthy, zStrings } from "../../http/validate.ts";
 import { renderV1Filter } from "../../serializers/filter.ts";
-import * as filters from "../../services/filters/filters.ts";
+import * as filters from "../../services/filters/v1.ts";
 import { currentUser, requireUser } from "../auth.ts";
 
 // The deprecated v1 filters, still used by older apps: each is one keyword of a v2 filter.
