@@ -4,7 +4,9 @@ import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
 import { newId } from "../src/domain/ids.ts";
 import { isoWeek } from "../src/services/auth/authenticate.ts";
-import { addRule, blockDomain, publishTerms, removeRule, setSiteText } from "../src/services/instance/instance.ts";
+import { addRule, removeRule } from "../src/services/instance/rules.ts";
+import { publishTerms, setSiteText } from "../src/services/instance/texts.ts";
+import { blockDomain } from "../src/services/moderation/domain_blocks.ts";
 import { assertEntity } from "./conformance.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 

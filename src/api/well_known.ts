@@ -2,7 +2,8 @@
 
 import { router } from "../http/hono.ts";
 import type { Runtime } from "../runtime.ts";
-import { activeUsers, instanceCached, stats } from "../services/instance/instance.ts";
+import { instanceCached } from "../services/instance/cached.ts";
+import { activeUsers, stats } from "../services/instance/instance.ts";
 import { ROOKERY_VERSION } from "../version.ts";
 
 export const wellKnown = router();
