@@ -27,6 +27,8 @@ async function direct(user: TestUser, status: string, extra: Record<string, unkn
 }
 
 async function conversationsOf(user: TestUser, query: Record<string, string> = {}) {
+  // Conversations are updated by a job after the post.
+  await server.settle();
   const res = await server.get<Conversation[]>("/api/v1/conversations", { token: user.token, query });
   assert.equal(res.status, 200, res.text);
   return res;

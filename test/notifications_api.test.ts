@@ -23,6 +23,8 @@ interface Note {
 async function post(user: TestUser, status: string, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await server.post("/api/v1/statuses", { token: user.token, json: { status, ...extra } });
   assert.equal(res.status, 200, res.text);
+  // Mention notifications are written by a job after the post.
+  await server.settle();
   return res.body.id;
 }
 
