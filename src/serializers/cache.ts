@@ -6,7 +6,7 @@ import type { Runtime } from "../runtime.ts";
 import { onEvent } from "../streaming/events.ts";
 
 /** A Map that forgets its least recently used entries beyond `max`. */
-export class Lru<K, V> {
+class Lru<K, V> {
   readonly #map = new Map<K, V>();
   readonly #max: number;
 

@@ -25,8 +25,8 @@ export interface FilterWithRules {
   statuses: FilterStatus[];
 }
 
-export const CONTEXTS: FilterContext[] = ["home", "notifications", "public", "thread", "account"];
-export const ACTIONS: FilterAction[] = ["warn", "hide", "blur"];
+const CONTEXTS: FilterContext[] = ["home", "notifications", "public", "thread", "account"];
+const ACTIONS: FilterAction[] = ["warn", "hide", "blur"];
 
 export interface KeywordChange {
   id?: string;

@@ -105,7 +105,7 @@ export async function peers(rt: Runtime): Promise<string[]> {
 }
 
 /** The account people may contact: SITE_CONTACT_USERNAME, else the first owner. */
-export async function contactAccountId(rt: Runtime): Promise<string | null> {
+async function contactAccountId(rt: Runtime): Promise<string | null> {
   const name = rt.config.site.contactUsername;
   const q = rt.db
     .selectFrom("accounts as a")
