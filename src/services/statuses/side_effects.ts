@@ -133,13 +133,16 @@ export async function notifyMentioned(
   rt: Runtime,
   { statusId, mentioned, created }: JobPayloads["statuses.notify_mentioned"],
 ): Promise<void> {
-  const status = await rt.db
-    .selectFrom("statuses")
-    .select(["account_id", "visibility", "conversation_id", "deleted_at"])
-    .where("id", "=", statusId)
-    .executeTakeFirst();
-  if (!status || status.deleted_at) return;
   await rt.db.transaction().execute(async (trx) => {
+    // Two runs at once wait for each other on the status row (SQLite's transactions take the write lock
+    // as they begin), so the second finds what the first wrote.
+    const status = await trx
+      .selectFrom("statuses")
+      .select(["account_id", "visibility", "conversation_id", "deleted_at"])
+      .where("id", "=", statusId)
+      .$if(rt.dialect === "postgres", (q) => q.forUpdate())
+      .executeTakeFirst();
+    if (!status || status.deleted_at) return;
     const notified = await trx
       .selectFrom("notifications")
       .select("account_id")
