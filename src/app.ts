@@ -5,10 +5,10 @@ import { HTTPException } from "hono/http-exception";
 import { resolveAuth } from "./api/auth.ts";
 import { mediaFiles, publicFiles } from "./api/files.ts";
 import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
-import type { AppEnv, Ctx } from "./api/hono.ts";
-import { refuseNulInUrl } from "./api/params.ts";
 import { routers } from "./api/routes.ts";
 import { ApiError } from "./domain/errors.ts";
+import type { AppEnv, Ctx } from "./http/hono.ts";
+import { refuseNulInUrl } from "./http/params.ts";
 import { logger } from "./log.ts";
 import type { Runtime } from "./runtime.ts";
 

@@ -20,7 +20,6 @@ export async function configureLogging(level: Config["logLevel"]): Promise<void>
     },
     loggers: [
       { category: ["rookery"], sinks: ["stdout"], lowestLevel: levels[level] },
-      { category: ["fedify"], sinks: ["stdout"], lowestLevel: "warning" },
       { category: ["logtape", "meta"], sinks: ["stdout"], lowestLevel: "warning" },
     ],
   });

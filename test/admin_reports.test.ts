@@ -2,7 +2,7 @@
 // (deleted ones too), taking it on, changing it, resolving and reopening it; and who may do so.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { addRule } from "../src/services/instance/instance.ts";
+import { addRule } from "../src/services/instance/rules.ts";
 import { assertEntity } from "./conformance.ts";
 import { post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";

@@ -22,6 +22,8 @@ const direct = async (user: TestUser, status: string, extra: Record<string, unkn
   (await post(server, user, { status, visibility: "direct", ...extra })).id;
 
 async function conversationsOf(user: TestUser, query: Record<string, string> = {}) {
+  // Conversations are updated by a job after the post.
+  await server.settle();
   const res = await server.get<Conversation[]>("/api/v1/conversations", { token: user.token, query });
   assert.equal(res.status, 200, res.text);
   return res;
@@ -151,4 +153,24 @@ test("scopes: listing needs read:statuses, changing needs write:conversations", 
   assert.equal((await server.post("/api/v1/conversations/1/read", { token: reader.token })).status, 403);
   assert.equal((await server.get("/api/v1/conversations")).status, 401);
   assert.equal((await server.get("/api/v1/timelines/direct", { token: reader.token })).status, 404);
+});
+
+test("the job that notifies mentions and updates conversations may run twice", async () => {
+  const ida = await server.user("ida");
+  const jon = await server.user("jon");
+  await follow(server, jon, ida);
+  const id = await direct(ida, "@jon once");
+  await server.rt.queue.enqueue("statuses.notify_mentioned", {
+    statusId: id,
+    mentioned: [jon.accountId],
+    created: true,
+  });
+  await server.settle();
+  assert.deepEqual(summary((await conversationsOf(jon)).body), [[[ida.accountId], id, true]]);
+  assert.deepEqual(summary((await conversationsOf(ida)).body), [[[jon.accountId], id, false]]);
+  const mentions = await server.get("/api/v1/notifications", { token: jon.token, query: { "types[]": "mention" } });
+  assert.deepEqual(
+    mentions.body.map((n: { status: { id: string } }) => n.status.id),
+    [id],
+  );
 });

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import sharp from "sharp";
-import { MAX_DEPTH, MAX_STRING_LENGTH, MAX_VALUES } from "../src/api/params.ts";
 import { FILTER_KEYWORD_MAX, HASHTAG_MAX, LIST_TITLE_MAX } from "../src/domain/lengths.ts";
+import { MAX_DEPTH, MAX_STRING_LENGTH, MAX_VALUES } from "../src/http/params.ts";
 import { startServer, type TestResponse, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;

@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Hono } from "hono";
-import { fileParam, fromSearchParams, requestParams } from "../src/api/params.ts";
-import { truthy } from "../src/api/validate.ts";
 import { ApiError } from "../src/domain/errors.ts";
+import { fileParam, fromSearchParams, requestParams } from "../src/http/params.ts";
+import { truthy } from "../src/http/validate.ts";
 
 test("bracket keys nest like Rack", () => {
   const p = fromSearchParams(

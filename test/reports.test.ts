@@ -1,7 +1,7 @@
 // Reporting an account to the moderators, and the admin.report notification they get.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { addRule } from "../src/services/instance/instance.ts";
+import { addRule } from "../src/services/instance/rules.ts";
 import { assertEntity } from "./conformance.ts";
 import { post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";

@@ -91,6 +91,18 @@ test("the same Idempotency-Key gives back the same status", async () => {
   assert.notEqual(other.body.id, first.body.id, "keys are per account");
 });
 
+test("concurrent requests with one Idempotency-Key post one status, and all answer with it", async () => {
+  const headers = { "idempotency-key": "key-raced" };
+  const answers = await Promise.all([1, 2, 3, 4].map(() => post(alice, { status: "raced" }, headers)));
+  assert.deepEqual(
+    answers.map((r) => r.status),
+    [200, 200, 200, 200],
+  );
+  assert.equal(new Set(answers.map((r) => r.body.id)).size, 1);
+  const mine = await server.get(`/api/v1/accounts/${alice.accountId}/statuses`, { token: alice.token });
+  assert.equal(mine.body.filter((s: { content: string }) => s.content === "<p>raced</p>").length, 1);
+});
+
 test("many statuses by id, skipping the unknown and the invisible", async () => {
   const a = (await post(alice, { status: "one" })).body.id;
   const b = (await post(alice, { status: "two", visibility: "direct" })).body.id;

@@ -2,8 +2,8 @@
 // accounts in the list's order with a Link header paging by the list's own ids.
 
 import type { AccountPage } from "../db/paginate.ts";
+import type { Ctx } from "../http/hono.ts";
 import { renderAccounts } from "../serializers/account.ts";
-import type { Ctx } from "./hono.ts";
 import { setLinkHeader } from "./pagination.ts";
 
 /** 40 accounts a page unless asked otherwise, at most 80. */

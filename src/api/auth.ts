@@ -3,8 +3,8 @@ import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../domain/errors.ts";
 import { grants } from "../domain/scopes.ts";
 import { INACTIVE_MESSAGES, inactiveReason } from "../domain/user_state.ts";
+import type { AppEnv, Ctx } from "../http/hono.ts";
 import { type Auth, type AuthUser, authenticate } from "../services/auth/authenticate.ts";
-import type { AppEnv, Ctx } from "./hono.ts";
 
 /** The bearer token of a request: `Authorization: Bearer …`, or an `access_token` query parameter. */
 export function tokenOf(c: Ctx): string | null {

@@ -3,9 +3,9 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../http/hono.ts";
 import { mediaRoot } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
-import type { AppEnv } from "./hono.ts";
 
 const PUBLIC_DIR = fileURLToPath(new URL("../../public", import.meta.url));
 

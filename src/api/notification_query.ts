@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { isId } from "../domain/ids.ts";
 import { WORD_MAX } from "../domain/lengths.ts";
+import type { Params } from "../http/params.ts";
+import { parse, zBool, zInt, zStrings, zText } from "../http/validate.ts";
 import type { GroupQuery } from "../services/notifications/groups.ts";
-import type { Params } from "./params.ts";
-import { parse, zBool, zInt, zStrings, zText } from "./validate.ts";
 
 const schema = z.object({
   types: zStrings(WORD_MAX),

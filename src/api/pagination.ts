@@ -5,8 +5,8 @@ import type { Context } from "hono";
 import { z } from "zod";
 import type { Page, PageResult } from "../db/paginate.ts";
 import { isId } from "../domain/ids.ts";
-import type { Params } from "./params.ts";
-import { parse, zInt } from "./validate.ts";
+import type { Params } from "../http/params.ts";
+import { parse, zInt } from "../http/validate.ts";
 
 // Cursors that are not ids (garbage from a client) are ignored rather than failing the request.
 const cursor = z.preprocess((v) => (typeof v === "number" ? String(v) : v), z.unknown());

@@ -1,10 +1,10 @@
 // Every router of the HTTP API, in one list. Each file holds the routes of one Mastodon area,
 // written with their full paths so that a path can be found with a search.
 import type { Hono } from "hono";
+import type { AppEnv } from "../http/hono.ts";
 import { aboutPages } from "../web/about.ts";
 import { confirmationPages } from "../web/confirmation.ts";
 import { oauthPages } from "../web/oauth.ts";
-import type { AppEnv } from "./hono.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
 import { accounts } from "./v1/accounts.ts";

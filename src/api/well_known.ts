@@ -1,9 +1,10 @@
 // NodeInfo (2.0 and 2.1, from one document) and host-meta, for crawlers and other servers.
 
+import { router } from "../http/hono.ts";
 import type { Runtime } from "../runtime.ts";
-import { activeUsers, instanceCached, stats } from "../services/instance/instance.ts";
+import { instanceCached } from "../services/instance/cached.ts";
+import { activeUsers, stats } from "../services/instance/instance.ts";
 import { ROOKERY_VERSION } from "../version.ts";
-import { router } from "./hono.ts";
 
 export const wellKnown = router();
 

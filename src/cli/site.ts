@@ -1,19 +1,9 @@
 // `rookery rules …`, `rookery domains …` and `rookery site …`: what the server says about itself.
 import { readFileSync } from "node:fs";
 import { ApiError } from "../domain/errors.ts";
-import {
-  addRule,
-  blockDomain,
-  domainBlocks,
-  publishTerms,
-  removeRule,
-  rules,
-  type Severity,
-  setSiteText,
-  siteText,
-  termsVersions,
-  unblockDomain,
-} from "../services/instance/instance.ts";
+import { addRule, removeRule, rules } from "../services/instance/rules.ts";
+import { publishTerms, setSiteText, siteText, termsVersions } from "../services/instance/texts.ts";
+import { blockDomain, domainBlocks, type Severity, unblockDomain } from "../services/moderation/domain_blocks.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 
 async function run(fn: () => Promise<void>): Promise<void> {

@@ -27,11 +27,11 @@ export interface OpenOptions {
   sqliteCheckpoints?: boolean;
 }
 
-export function dialectOf(url: string): Dialect {
+function dialectOf(url: string): Dialect {
   return /^postgres(ql)?:\/\//.test(url) ? "postgres" : "sqlite";
 }
 
-export function sqlitePath(url: string): string {
+function sqlitePath(url: string): string {
   if (url === ":memory:" || url === "sqlite::memory:") return ":memory:";
   return url.replace(/^(sqlite|file):(\/\/)?/, "");
 }

@@ -1,5 +1,7 @@
 // Domain names as people type them (`Example.COM`, `bücher.example/`) turned into the form accounts
-// are stored with: lower case, IDNA (punycode), no trailing slash. Mastodon's DomainValidator rules.
+// are stored with: lower case, IDNA (punycode), no trailing slash (Mastodon's DomainValidator rules);
+// and how a blocked domain is shown in public.
+import { createHash } from "node:crypto";
 import { domainToASCII } from "node:url";
 
 const LABEL = /^[a-z0-9-]{1,63}$/;
@@ -18,4 +20,15 @@ export function normalizeDomain(input: string): string | null {
 export function domainAndParents(domain: string): string[] {
   const labels = domain.split(".");
   return labels.map((_, i) => labels.slice(i).join("."));
+}
+
+/** The digest published beside a blocked domain, so that the obfuscated name can still be checked. */
+export function domainDigest(domain: string): string {
+  return createHash("sha256").update(domain).digest("hex");
+}
+
+/** Mastodon's obfuscation: the middle of the name starred, dots kept. */
+export function obfuscateDomain(domain: string): string {
+  const visible = Math.floor(domain.length / 4);
+  return [...domain].map((c, i) => (i > visible && i < domain.length - visible && c !== "." ? "*" : c)).join("");
 }

@@ -9,7 +9,7 @@ const ISO_639_1 =
   "sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu";
 const ISO_639_3 = "ast chr ckb cnr csb gsw jbo kab kmr ldn lfn sco sma smj szl tok vai xal zba zgh";
 
-export const LANGUAGE_CODES: readonly string[] = `${ISO_639_1} ${ISO_639_3}`.split(" ");
+const LANGUAGE_CODES: readonly string[] = `${ISO_639_1} ${ISO_639_3}`.split(" ");
 const known = new Set(LANGUAGE_CODES);
 
 export function isLanguage(code: string): boolean {

@@ -69,10 +69,6 @@ export function highlightedRoles(role: Role | null): { id: string; name: string;
   return r.highlighted ? [{ id: r.id, name: r.name, color: "" }] : [];
 }
 
-export function isStaff(role: Role): boolean {
-  return role !== "user";
-}
-
 /** Whether a role holds a permission (the administrator flag holds them all). */
 export function can(role: Role, permission: keyof typeof P): boolean {
   const granted = ROLES[role].permissions;

@@ -27,5 +27,3 @@ export function urls(config: Pick<Config, "origin">) {
     api: (path: string) => `${o}${path}`,
   };
 }
-
-export type Urls = ReturnType<typeof urls>;

@@ -5,13 +5,14 @@ import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } f
 import { deliverMail } from "../services/mail.ts";
 import { expirePoll } from "../services/statuses/polls.ts";
 import { publishScheduled } from "../services/statuses/scheduled.ts";
-import { notifyBoosters, notifySubscribers } from "../services/statuses/side_effects.ts";
+import { notifyBoosters, notifyMentioned, notifySubscribers } from "../services/statuses/side_effects.ts";
 import type { Dispatch, JobPayloads, JobType } from "./queue.ts";
 
 type Handlers = { [T in JobType]: (rt: Runtime, payload: JobPayloads[T]) => Promise<void> };
 
 const handlers: Handlers = {
   "mail.send": deliverMail,
+  "statuses.notify_mentioned": notifyMentioned,
   "statuses.notify_subscribers": notifySubscribers,
   "statuses.notify_boosters": notifyBoosters,
   "feeds.fanout": fanOut,

@@ -28,7 +28,7 @@ const CHANNEL = "rookery_jobs";
 /** On SQLite, the bus channel on which threads that add jobs wake the one that runs them. */
 const WAKE = "jobs:wake";
 
-export function backoffMs(attempts: number): number {
+function backoffMs(attempts: number): number {
   const base = Math.min(1000 * 2 ** (attempts - 1), MAX_BACKOFF_MS);
   return Math.round(base * (1 + Math.random() * 0.25));
 }

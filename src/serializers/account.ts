@@ -50,7 +50,7 @@ export interface AccountEntity {
 }
 
 /** Accounts with their counters, by id. Missing ids are simply absent from the map. */
-export async function loadAccountRows(rt: Runtime, ids: readonly string[]): Promise<Map<string, AccountRow>> {
+async function loadAccountRows(rt: Runtime, ids: readonly string[]): Promise<Map<string, AccountRow>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const rows = await rt.db
@@ -74,8 +74,8 @@ export async function loadAccountRows(rt: Runtime, ids: readonly string[]): Prom
   );
 }
 
-export const MISSING_AVATAR = "/avatars/original/missing.png";
-export const MISSING_HEADER = "/headers/original/missing.png";
+const MISSING_AVATAR = "/avatars/original/missing.png";
+const MISSING_HEADER = "/headers/original/missing.png";
 
 type ImageColumns = Pick<
   AccountRow,
@@ -86,7 +86,7 @@ type ImageColumns = Pick<
  * Where an account's avatar and header are, each with its still (a GIF's first frame), or null
  * when it has none or is suspended. The API falls back to the placeholder images.
  */
-export function profileImageUrls(rt: Runtime, row: ImageColumns) {
+function profileImageUrls(rt: Runtime, row: ImageColumns) {
   const storage = mediaStorage(rt.config);
   const image = (file: string | null, remoteUrl: string | null) =>
     row.suspended_at !== null ? null : file ? storage.url(file) : remoteUrl;
@@ -104,7 +104,7 @@ export function profileImageUrls(rt: Runtime, row: ImageColumns) {
  * Renders a loaded row, as Mastodon's REST::AccountSerializer does. A suspended account shows
  * nothing of its profile: default images, no name, bio, fields, flags or counts.
  */
-export function renderAccount(rt: Runtime, row: AccountRow): AccountEntity {
+function renderAccount(rt: Runtime, row: AccountRow): AccountEntity {
   const u = urls(rt.config);
   const suspended = row.suspended_at !== null;
   const local = row.domain === null;

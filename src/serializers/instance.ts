@@ -1,18 +1,12 @@
 // The Instance entities (v2 and the older v1) and the smaller documents about the server.
+
+import { domainDigest, obfuscateDomain } from "../domain/domain_names.ts";
+import { markdownToHtml } from "../domain/text/markdown.ts";
 import type { Runtime } from "../runtime.ts";
-import {
-  activeUsers,
-  contactAccountId,
-  type DomainBlock,
-  domainDigest,
-  markdownToHtml,
-  obfuscateDomain,
-  type Rule,
-  rules,
-  stats,
-  type TermsVersion,
-} from "../services/instance/instance.ts";
-import { vapidKeys } from "../services/push/vapid.ts";
+import type { InstanceFacts } from "../services/instance/instance.ts";
+import type { Rule } from "../services/instance/rules.ts";
+import type { TermsVersion } from "../services/instance/texts.ts";
+import type { DomainBlock } from "../services/moderation/domain_blocks.ts";
 import { MASTODON_API_VERSION, VERSION_STRING } from "../version.ts";
 import { renderAccountById } from "./account.ts";
 
@@ -55,12 +49,11 @@ function registrationsOf(rt: Runtime) {
   };
 }
 
-async function contact(rt: Runtime) {
-  const id = await contactAccountId(rt);
-  return id ? renderAccountById(rt, id) : null;
+async function contact(rt: Runtime, facts: InstanceFacts) {
+  return facts.contactId ? renderAccountById(rt, facts.contactId) : null;
 }
 
-export async function instanceV2Entity(rt: Runtime) {
+export async function instanceV2Entity(rt: Runtime, facts: InstanceFacts) {
   const { config } = rt;
   const l = config.limits;
   const o = config.origin;
@@ -71,7 +64,7 @@ export async function instanceV2Entity(rt: Runtime) {
     version: VERSION_STRING,
     source_url: config.sourceUrl,
     description: config.site.description,
-    usage: { users: { active_month: await activeUsers(rt, 30) } },
+    usage: { users: { active_month: facts.activeMonth } },
     thumbnail: { url: `${o}/thumbnail.png` },
     icon: [{ src: `${o}/icon-192.png`, size: "192x192" }],
     languages: config.site.languages,
@@ -84,7 +77,7 @@ export async function instanceV2Entity(rt: Runtime) {
         privacy_policy: `${o}/privacy-policy`,
         terms_of_service: null,
       },
-      vapid: { public_key: (await vapidKeys(rt)).publicKey },
+      vapid: { public_key: facts.vapidPublicKey },
       accounts: {
         max_featured_tags: l.featuredTags,
         max_pinned_statuses: l.pinnedStatuses,
@@ -100,14 +93,14 @@ export async function instanceV2Entity(rt: Runtime) {
     },
     registrations: { ...reg, message: config.registrations.message, min_age: config.registrations.minAge, url: null },
     api_versions: { mastodon: MASTODON_API_VERSION },
-    contact: { email: config.site.contactEmail, account: await contact(rt) },
-    rules: (await rules(rt)).map(renderRule),
+    contact: { email: config.site.contactEmail, account: await contact(rt, facts) },
+    rules: facts.rules.map(renderRule),
   };
 }
 
-export async function instanceV1Entity(rt: Runtime) {
+export async function instanceV1Entity(rt: Runtime, facts: InstanceFacts) {
   const { config } = rt;
-  const s = await stats(rt);
+  const s = facts.stats;
   const reg = registrationsOf(rt);
   return {
     uri: config.localDomain,
@@ -125,8 +118,8 @@ export async function instanceV1Entity(rt: Runtime) {
     approval_required: reg.approval_required,
     invites_enabled: false,
     configuration: { accounts: { max_featured_tags: config.limits.featuredTags }, ...limitsOf(rt) },
-    contact_account: await contact(rt),
-    rules: (await rules(rt)).map(renderRule),
+    contact_account: await contact(rt, facts),
+    rules: facts.rules.map(renderRule),
   };
 }
 

@@ -6,7 +6,7 @@ import { matchFilters } from "../domain/filters.ts";
 import { htmlToPlainText } from "../domain/text/index.ts";
 import { urls } from "../domain/urls.ts";
 import type { Runtime } from "../runtime.ts";
-import { activeFilters } from "../services/filters/filters.ts";
+import { activeFilters } from "../services/filters/active.ts";
 import { type LiveState, loadLiveState } from "../services/statuses/live_state.ts";
 import { renderPolls } from "../services/statuses/polls.ts";
 import { loadStatusRows, type StatusRow } from "../services/visibility.ts";

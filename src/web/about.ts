@@ -1,14 +1,9 @@
 // The public pages about the server: /about, /privacy-policy, /terms-of-service.
 import { html, raw } from "hono/html";
-import { router } from "../api/hono.ts";
-import {
-  currentTerms,
-  markdownToHtml,
-  privacyPolicy,
-  rules,
-  siteText,
-  termsVersions,
-} from "../services/instance/instance.ts";
+import { markdownToHtml } from "../domain/text/markdown.ts";
+import { router } from "../http/hono.ts";
+import { rules } from "../services/instance/rules.ts";
+import { currentTerms, privacyPolicy, siteText, termsVersions } from "../services/instance/texts.ts";
 import { page } from "./layout.ts";
 
 export const aboutPages = router();

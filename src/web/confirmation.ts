@@ -1,6 +1,6 @@
 // GET /auth/confirmation: the link in the confirmation mail.
-import { router } from "../api/hono.ts";
-import { truthy } from "../api/validate.ts";
+import { router } from "../http/hono.ts";
+import { truthy } from "../http/validate.ts";
 import { confirmEmail } from "../services/accounts/email_confirmation.ts";
 import { messagePage } from "./oauth_pages.ts";
 

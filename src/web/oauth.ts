@@ -3,11 +3,11 @@
 // be answered to the app (unknown client, unregistered redirect URI, bad scope…) gets an error page,
 // never a redirect.
 import { z } from "zod";
-import { type Ctx, clientIp, params, router } from "../api/hono.ts";
-import { parse, zBool } from "../api/validate.ts";
 import { ApiError } from "../domain/errors.ts";
 import { matchesRegistered, OOB, withFragment, withQuery } from "../domain/redirect_uris.ts";
 import { inactiveReason } from "../domain/user_state.ts";
+import { type Ctx, clientIp, params, router } from "../http/hono.ts";
+import { parse, zBool } from "../http/validate.ts";
 import { type Application, findApplication } from "../services/auth/apps.ts";
 import {
   alreadyAuthorized,

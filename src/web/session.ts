@@ -3,8 +3,8 @@
 // token's hash in web_sessions, so deleting that row signs the browser out.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { deleteCookie, getCookie, getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
-import type { Ctx } from "../api/hono.ts";
 import { randomToken } from "../domain/secrets.ts";
+import type { Ctx } from "../http/hono.ts";
 import { SESSION_DAYS, type SessionUser, sessionUser } from "../services/auth/sessions.ts";
 
 const SESSION = "_rookery_session";

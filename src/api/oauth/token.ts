@@ -1,6 +1,7 @@
 // POST /oauth/token, POST /oauth/revoke, GET /oauth/userinfo and the authorization server metadata.
 import { z } from "zod";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
+import { type Ctx, clientIp, params, router } from "../../http/hono.ts";
 import { renderAccountById } from "../../serializers/account.ts";
 import { renderToken } from "../../serializers/token.ts";
 import { type Application, authenticateClient, findApplication } from "../../services/auth/apps.ts";
@@ -14,7 +15,6 @@ import {
 } from "../../services/auth/oauth.ts";
 import { TooManyAttempts } from "../../services/auth/sessions.ts";
 import { requireUser } from "../auth.ts";
-import { type Ctx, clientIp, params, router } from "../hono.ts";
 
 export const oauthApi = router();
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, zFlag, zText } from "../../http/validate.ts";
 import { renderStatuses } from "../../serializers/status.ts";
 import { viewableAccount } from "../../services/accounts/accounts.ts";
 import { accountStatuses, pinnedStatuses } from "../../services/statuses/read.ts";
 import { tokenIfGiven, viewerId } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, zFlag, zText } from "../validate.ts";
 
 export const accountStatusesApi = router();
 

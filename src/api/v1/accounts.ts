@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ApiError, notFound, unprocessable } from "../../domain/errors.ts";
+import { clientIp, params, router } from "../../http/hono.ts";
+import { parse, pathId, zBool, zIds, zInt, zText } from "../../http/validate.ts";
 import { renderAccountById, renderAccounts } from "../../serializers/account.ts";
 import { renderToken } from "../../serializers/token.ts";
 import {
@@ -11,8 +13,6 @@ import {
 import { signUp } from "../../services/accounts/registration.ts";
 import { searchAccounts } from "../../services/accounts/search.ts";
 import { currentUser, requireToken, requireUser, tokenIfGiven } from "../auth.ts";
-import { clientIp, params, router } from "../hono.ts";
-import { parse, pathId, zBool, zIds, zInt, zText } from "../validate.ts";
 
 export const accounts = router();
 

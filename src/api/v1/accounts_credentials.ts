@@ -2,13 +2,13 @@ import { z } from "zod";
 import { ApiError } from "../../domain/errors.ts";
 import { WORD_MAX } from "../../domain/lengths.ts";
 import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
+import { params, router } from "../../http/hono.ts";
+import { fileParam, isObject } from "../../http/params.ts";
+import { parse, truthy, zBool, zString, zStrings, zText } from "../../http/validate.ts";
 import { renderCredentialAccount } from "../../serializers/account.ts";
 import { type ProfileChanges, removeProfileImage, updateProfile } from "../../services/accounts/profile.ts";
 import type { Auth, AuthUser } from "../../services/auth/authenticate.ts";
 import { activeUser, currentUser, requireToken, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { fileParam, isObject } from "../params.ts";
-import { parse, truthy, zBool, zString, zStrings, zText } from "../validate.ts";
 
 export const credentials = router();
 

@@ -1,7 +1,11 @@
 // How the caller stands with other accounts: following, blocking, muting, private notes, and the
 // Relationship entity; and the follower and following lists of a profile.
+
 import type { Handler } from "hono";
 import { z } from "zod";
+import { type AppEnv, params, router } from "../../http/hono.ts";
+import type { Params } from "../../http/params.ts";
+import { parse, zBool, zIds, zInt, zText } from "../../http/validate.ts";
 import type { Runtime } from "../../runtime.ts";
 import { renderAccountById, renderAccounts } from "../../serializers/account.ts";
 import { renderRelationship, renderRelationships } from "../../serializers/relationship.ts";
@@ -18,10 +22,7 @@ import {
 import { mute, unmute } from "../../services/relationships/mutes.ts";
 import { ACCOUNT_PAGE, accountPage } from "../account_pages.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
-import { type AppEnv, params, router } from "../hono.ts";
 import { pageParams } from "../pagination.ts";
-import type { Params } from "../params.ts";
-import { parse, zBool, zIds, zInt, zText } from "../validate.ts";
 
 export const accountsRelationships = router();
 

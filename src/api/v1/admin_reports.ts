@@ -1,5 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
+import { type AppEnv, type Ctx, params, router } from "../../http/hono.ts";
+import { parse, zBool, zStrings, zText } from "../../http/validate.ts";
 import { renderAdminReports } from "../../serializers/admin_report.ts";
 import {
   assignReport,
@@ -11,9 +13,7 @@ import {
   updateReport,
 } from "../../services/moderation/admin_reports.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { type AppEnv, type Ctx, params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, zBool, zStrings, zText } from "../validate.ts";
 
 export const adminReports = router();
 

@@ -3,12 +3,12 @@ import { z } from "zod";
 import { notFound } from "../../domain/errors.ts";
 import { splitRedirectUris } from "../../domain/redirect_uris.ts";
 import { parseScopes } from "../../domain/scopes.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, zText } from "../../http/validate.ts";
 import { renderApplication, renderCredentialApplication } from "../../serializers/application.ts";
 import { createApplication, findApplication } from "../../services/auth/apps.ts";
 import { vapidKeys } from "../../services/push/vapid.ts";
 import { requireToken } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, zText } from "../validate.ts";
 
 export const apps = router();
 

@@ -1,8 +1,9 @@
 // The accounts the caller blocks. Blocking and unblocking are in accounts_relationships.ts.
+
+import { params, router } from "../../http/hono.ts";
 import { listBlocks } from "../../services/relationships/blocks.ts";
 import { ACCOUNT_PAGE, accountPage } from "../account_pages.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams } from "../pagination.ts";
 
 export const blocks = router();

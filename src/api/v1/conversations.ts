@@ -1,9 +1,9 @@
+import { params, router } from "../../http/hono.ts";
+import { pathId } from "../../http/validate.ts";
 import { renderConversations } from "../../serializers/conversation.ts";
 import { listConversations, markRead, removeConversation } from "../../services/statuses/conversations.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { pathId } from "../validate.ts";
 
 export const conversations = router();
 

@@ -1,10 +1,10 @@
 // Domains the caller blocks: listed as plain strings, added and removed by `domain`.
 import { z } from "zod";
+import { params, router } from "../../http/hono.ts";
+import { parse, zString } from "../../http/validate.ts";
 import { blockDomain, listDomainBlocks, unblockDomain } from "../../services/relationships/user_domain_blocks.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, zString } from "../validate.ts";
 
 export const domainBlocks = router();
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { ApiError } from "../../domain/errors.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, zString } from "../../http/validate.ts";
 import { isEmailConfirmed, resendConfirmation } from "../../services/accounts/email_confirmation.ts";
 import { requireToken } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, zString } from "../validate.ts";
 
 export const emails = router();
 

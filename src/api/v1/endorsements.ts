@@ -1,11 +1,11 @@
 // Endorsements (featured profiles): featuring accounts on one's profile and listing them. `/pin`
 // and `/unpin` are the names before Mastodon 4.4, kept for older apps.
 import type { Handler } from "hono";
+import { type AppEnv, type Ctx, params, router } from "../../http/hono.ts";
 import { renderRelationship } from "../../serializers/relationship.ts";
 import { endorse, listEndorsements, unendorse } from "../../services/accounts/endorsements.ts";
 import { ACCOUNT_PAGE, accountPage } from "../account_pages.ts";
 import { currentUser, requireUser, tokenIfGiven } from "../auth.ts";
-import { type AppEnv, type Ctx, params, router } from "../hono.ts";
 import { pageParams } from "../pagination.ts";
 
 export const endorsements = router();

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, zText } from "../../http/validate.ts";
 import { renderFeaturedTag } from "../../serializers/featured_tag.ts";
 import { renderTags } from "../../serializers/tag.ts";
 import { requireAccountExists } from "../../services/accounts/accounts.ts";
@@ -9,10 +11,9 @@ import {
   unfeatureTag,
   unfeatureTagById,
 } from "../../services/accounts/featured_tags.ts";
+import { loadTagViews } from "../../services/statuses/tag_views.ts";
 import { findOrCreateTag } from "../../services/statuses/tags.ts";
 import { currentUser, requireUser, tokenIfGiven } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, pathId, zText } from "../validate.ts";
 
 export const featuredTagsApi = router();
 
@@ -29,7 +30,8 @@ featuredTagsApi.post("/api/v1/featured_tags", requireUser("write:accounts"), asy
 
 featuredTagsApi.get("/api/v1/featured_tags/suggestions", requireUser("read:accounts"), async (c) => {
   const viewer = currentUser(c).accountId;
-  return c.json(await renderTags(c.var.rt, await featuredTagSuggestions(c.var.rt, viewer), viewer));
+  const suggestions = await featuredTagSuggestions(c.var.rt, viewer);
+  return c.json(renderTags(c.var.rt.config, await loadTagViews(c.var.rt, suggestions, viewer)));
 });
 
 featuredTagsApi.delete("/api/v1/featured_tags/:id", requireUser("write:accounts"), async (c) => {
@@ -51,11 +53,11 @@ featuredTagsApi.post("/api/v1/tags/:name/feature", requireUser("write:accounts")
   const name = c.req.param("name");
   const tag = await findOrCreateTag(c.var.rt, name);
   await featureTag(c.var.rt, viewer, name);
-  return c.json((await renderTags(c.var.rt, [tag], viewer))[0]);
+  return c.json(renderTags(c.var.rt.config, await loadTagViews(c.var.rt, [tag], viewer))[0]);
 });
 
 featuredTagsApi.post("/api/v1/tags/:name/unfeature", requireUser("write:accounts"), async (c) => {
   const viewer = currentUser(c).accountId;
   const tag = await unfeatureTag(c.var.rt, viewer, c.req.param("name"));
-  return c.json((await renderTags(c.var.rt, [tag], viewer))[0]);
+  return c.json(renderTags(c.var.rt.config, await loadTagViews(c.var.rt, [tag], viewer))[0]);
 });

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { FILTER_KEYWORD_MAX, WORD_MAX } from "../../domain/lengths.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, zBool, zNullableInt, zString, zStrings } from "../../http/validate.ts";
 import { renderV1Filter } from "../../serializers/filter.ts";
-import * as filters from "../../services/filters/filters.ts";
+import * as filters from "../../services/filters/v1.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, pathId, zBool, zNullableInt, zString, zStrings } from "../validate.ts";
 
 // The deprecated v1 filters, still used by older apps: each is one keyword of a v2 filter.
 export const filtersV1 = router();

@@ -1,4 +1,6 @@
 // Follow requests awaiting the caller's answer.
+
+import { params, router } from "../../http/hono.ts";
 import { renderRelationship } from "../../serializers/relationship.ts";
 import {
   authorizeFollowRequest,
@@ -7,7 +9,6 @@ import {
 } from "../../services/relationships/follows.ts";
 import { ACCOUNT_PAGE, accountPage } from "../account_pages.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams } from "../pagination.ts";
 
 export const followRequests = router();

@@ -1,25 +1,19 @@
 import { notFound } from "../../domain/errors.ts";
 import { languageList } from "../../domain/languages.ts";
+import { markdownToHtml } from "../../domain/text/markdown.ts";
+import { router } from "../../http/hono.ts";
 import { instanceV1Entity, renderDomainBlock, renderRule, renderTerms } from "../../serializers/instance.ts";
-import {
-  activity,
-  currentTerms,
-  domainBlocks,
-  instanceCached,
-  markdownToHtml,
-  peers,
-  privacyPolicy,
-  rules,
-  siteText,
-  termsVersions,
-} from "../../services/instance/instance.ts";
+import { instanceCached } from "../../services/instance/cached.ts";
+import { activity, instanceFacts, peers } from "../../services/instance/instance.ts";
+import { rules } from "../../services/instance/rules.ts";
+import { currentTerms, privacyPolicy, siteText, termsVersions } from "../../services/instance/texts.ts";
+import { domainBlocks } from "../../services/moderation/domain_blocks.ts";
 import { viewerId } from "../auth.ts";
-import { router } from "../hono.ts";
 
 export const instanceV1 = router();
 
 instanceV1.get("/api/v1/instance", async (c) =>
-  c.json(await instanceCached(c.var.rt, "v1", () => instanceV1Entity(c.var.rt))),
+  c.json(await instanceCached(c.var.rt, "v1", async () => instanceV1Entity(c.var.rt, await instanceFacts(c.var.rt)))),
 );
 
 instanceV1.get("/api/v1/instance/peers", async (c) =>

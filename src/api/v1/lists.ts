@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { LIST_TITLE_MAX, WORD_MAX } from "../../domain/lengths.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, zBool, zRefs, zString } from "../../http/validate.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderList } from "../../serializers/list.ts";
 import { viewableAccount } from "../../services/accounts/accounts.ts";
 import * as lists from "../../services/feeds/lists.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, zBool, zRefs, zString } from "../validate.ts";
 
 export const listsApi = router();
 

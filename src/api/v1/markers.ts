@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { WORD_MAX } from "../../domain/lengths.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, zId, zStrings } from "../../http/validate.ts";
 import { renderMarkers } from "../../serializers/marker.ts";
 import { getMarkers, setMarkers, TIMELINES, type Timeline } from "../../services/feeds/markers.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, zId, zStrings } from "../validate.ts";
 
 export const markers = router();
 

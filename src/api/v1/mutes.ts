@@ -1,10 +1,11 @@
 // The accounts the caller mutes, as MutedAccount entities (an Account with `mute_expires_at`).
 // Muting and unmuting are in accounts_relationships.ts.
+
+import { params, router } from "../../http/hono.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { listMutes } from "../../services/relationships/mutes.ts";
 import { ACCOUNT_PAGE } from "../account_pages.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 
 export const mutes = router();

@@ -1,12 +1,13 @@
 // Notification requests: what the notification policy filtered, per sender. The policy itself is
 // at /api/v2/notifications/policy.
+
 import { z } from "zod";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, zIds } from "../../http/validate.ts";
 import { renderNotificationRequests } from "../../serializers/notification.ts";
 import { acceptRequests, dismissRequests, getRequest, listRequests } from "../../services/notifications/requests.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, zIds } from "../validate.ts";
 import { NOTIFICATION_PAGE } from "./notifications.ts";
 
 export const notificationRequests = router();

@@ -1,4 +1,6 @@
 import { notFound } from "../../domain/errors.ts";
+import { params, router } from "../../http/hono.ts";
+import { pathId } from "../../http/validate.ts";
 import { renderNotifications } from "../../serializers/notification.ts";
 import {
   clearNotifications,
@@ -8,10 +10,8 @@ import {
   unreadCount,
 } from "../../services/notifications/read.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { countLimit, notificationQuery } from "../notification_query.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { pathId } from "../validate.ts";
 
 export const notifications = router();
 

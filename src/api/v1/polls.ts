@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, zStrings } from "../../http/validate.ts";
 import { renderPolls, visiblePoll, vote } from "../../services/statuses/polls.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, pathId, zStrings } from "../validate.ts";
 
 export const polls = router();
 

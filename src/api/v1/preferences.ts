@@ -1,7 +1,7 @@
+import { router } from "../../http/hono.ts";
 import { renderPreferences } from "../../serializers/preferences.ts";
 import { userSettings } from "../../services/accounts/preferences.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { router } from "../hono.ts";
 
 export const preferences = router();
 

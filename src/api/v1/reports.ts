@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { WORD_MAX } from "../../domain/lengths.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, zIds, zString, zStrings, zText } from "../../http/validate.ts";
 import { renderReports } from "../../serializers/report.ts";
 import { createReport } from "../../services/moderation/reports.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, zIds, zString, zStrings, zText } from "../validate.ts";
 
 export const reports = router();
 

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { unprocessable } from "../../domain/errors.ts";
 import { WORD_MAX } from "../../domain/lengths.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, zString } from "../../http/validate.ts";
 import { renderScheduled } from "../../serializers/scheduled_status.ts";
 import { cancelScheduled, listScheduled, ownScheduled, reschedule } from "../../services/statuses/scheduled.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, zString } from "../validate.ts";
 
 export const scheduledStatuses = router();
 

@@ -1,13 +1,14 @@
 // POST /api/v1/statuses/:id/{favourite,reblog,bookmark,pin,mute,…} and who favourited or boosted.
+
 import { z } from "zod";
 import { WORD_MAX } from "../../domain/lengths.ts";
+import { type Ctx, params, router } from "../../http/hono.ts";
+import { parse, pathId, zText } from "../../http/validate.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderStatus, renderStatuses } from "../../serializers/status.ts";
 import * as act from "../../services/statuses/interactions.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
-import { type Ctx, params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, zText } from "../validate.ts";
 
 export const statusActions = router();
 

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { unprocessable } from "../../domain/errors.ts";
 import { WORD_MAX } from "../../domain/lengths.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, zBool, zFlag, zIds, zInt, zRef, zString, zStrings, zText } from "../../http/validate.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderScheduled } from "../../serializers/scheduled_status.ts";
 import { renderStatus, renderStatuses } from "../../serializers/status.ts";
@@ -12,8 +14,6 @@ import { threadContext, visibleIds } from "../../services/statuses/read.ts";
 import { scheduleStatus } from "../../services/statuses/scheduled.ts";
 import { visibleStatus } from "../../services/visibility.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, pathId, zBool, zFlag, zIds, zInt, zRef, zString, zStrings, zText } from "../validate.ts";
 
 export const statuses = router();
 

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "../../domain/errors.ts";
+import { type Ctx, params, router } from "../../http/hono.ts";
+import { parse, pathId, zFlag, zStrings } from "../../http/validate.ts";
 import { renderStatuses } from "../../serializers/status.ts";
 import {
   type FeedPage,
@@ -9,9 +11,7 @@ import {
   tagTimeline,
 } from "../../services/feeds/timelines.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
-import { type Ctx, params, router } from "../hono.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
-import { parse, pathId, zFlag, zStrings } from "../validate.ts";
 
 export const timelines = router();
 

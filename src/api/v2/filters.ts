@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { FILTER_KEYWORD_MAX, FILTER_TITLE_MAX, WORD_MAX } from "../../domain/lengths.ts";
+import { params, router } from "../../http/hono.ts";
+import { parse, pathId, zBool, zFlag, zNullableInt, zRef, zString, zStrings } from "../../http/validate.ts";
 import { renderFilter, renderFilterStatus, renderKeyword } from "../../serializers/filter.ts";
+import * as filterStatuses from "../../services/filters/filter_statuses.ts";
 import * as filters from "../../services/filters/filters.ts";
+import * as keywords from "../../services/filters/keywords.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { params, router } from "../hono.ts";
-import { parse, pathId, zBool, zFlag, zNullableInt, zRef, zString, zStrings } from "../validate.ts";
 
 export const filtersV2 = router();
 
@@ -54,12 +56,12 @@ filtersV2.post("/api/v2/filters", WRITE, async (c) => {
 });
 
 filtersV2.get("/api/v2/filters/keywords/:id", READ, async (c) =>
-  c.json(renderKeyword(await filters.getKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id"))))),
+  c.json(renderKeyword(await keywords.getKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id"))))),
 );
 
 filtersV2.put("/api/v2/filters/keywords/:id", WRITE, async (c) => {
   const p = parse(keywordSchema, await params(c));
-  const k = await filters.updateKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), {
+  const k = await keywords.updateKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), {
     keyword: p.keyword,
     wholeWord: p.whole_word,
   });
@@ -67,18 +69,20 @@ filtersV2.put("/api/v2/filters/keywords/:id", WRITE, async (c) => {
 });
 
 filtersV2.delete("/api/v2/filters/keywords/:id", WRITE, async (c) => {
-  await filters.deleteKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await keywords.deleteKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });
 
 filtersV2.get("/api/v2/filters/statuses/:id", READ, async (c) =>
   c.json(
-    renderFilterStatus(await filters.getFilterStatus(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")))),
+    renderFilterStatus(
+      await filterStatuses.getFilterStatus(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id"))),
+    ),
   ),
 );
 
 filtersV2.delete("/api/v2/filters/statuses/:id", WRITE, async (c) => {
-  await filters.deleteFilterStatus(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await filterStatuses.deleteFilterStatus(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });
 
@@ -99,13 +103,13 @@ filtersV2.delete("/api/v2/filters/:id", WRITE, async (c) => {
 
 filtersV2.get("/api/v2/filters/:id/keywords", READ, async (c) =>
   c.json(
-    (await filters.listKeywords(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")))).map(renderKeyword),
+    (await keywords.listKeywords(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")))).map(renderKeyword),
   ),
 );
 
 filtersV2.post("/api/v2/filters/:id/keywords", WRITE, async (c) => {
   const p = parse(keywordSchema, await params(c));
-  const k = await filters.addKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), {
+  const k = await keywords.addKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), {
     keyword: p.keyword,
     wholeWord: p.whole_word,
   });
@@ -114,7 +118,7 @@ filtersV2.post("/api/v2/filters/:id/keywords", WRITE, async (c) => {
 
 filtersV2.get("/api/v2/filters/:id/statuses", READ, async (c) =>
   c.json(
-    (await filters.listFilterStatuses(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")))).map(
+    (await filterStatuses.listFilterStatuses(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")))).map(
       renderFilterStatus,
     ),
   ),
@@ -122,6 +126,11 @@ filtersV2.get("/api/v2/filters/:id/statuses", READ, async (c) =>
 
 filtersV2.post("/api/v2/filters/:id/statuses", WRITE, async (c) => {
   const p = parse(z.object({ status_id: zRef().pipe(z.string()) }), await params(c));
-  const s = await filters.addFilterStatus(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), p.status_id);
+  const s = await filterStatuses.addFilterStatus(
+    c.var.rt,
+    currentUser(c).accountId,
+    pathId(c.req.param("id")),
+    p.status_id,
+  );
   return c.json(renderFilterStatus(s));
 });

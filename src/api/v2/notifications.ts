@@ -1,6 +1,8 @@
 // Grouped notifications (Mastodon 4.3+) and the notification policy.
 import { z } from "zod";
 import { notFound } from "../../domain/errors.ts";
+import { type Ctx, params, router } from "../../http/hono.ts";
+import { parse } from "../../http/validate.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderGroupedNotifications } from "../../serializers/notification.ts";
 import {
@@ -13,11 +15,9 @@ import {
 import { getPolicy, POLICY_VALUES, updatePolicy } from "../../services/notifications/policy.ts";
 import { requestsSummary } from "../../services/notifications/requests.ts";
 import { currentUser, requireUser } from "../auth.ts";
-import { type Ctx, params, router } from "../hono.ts";
 import { countLimit, notificationQuery } from "../notification_query.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 import { NOTIFICATION_PAGE } from "../v1/notifications.ts";
-import { parse } from "../validate.ts";
 
 export const notificationsV2 = router();
 

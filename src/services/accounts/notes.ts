@@ -5,7 +5,7 @@ import type { Runtime } from "../../runtime.ts";
 import { requireAccount } from "../relationships/targets.ts";
 
 /** Mastodon's AccountNote::COMMENT_SIZE_LIMIT, in characters. */
-export const NOTE_MAX_CHARS = 2000;
+const NOTE_MAX_CHARS = 2000;
 
 /** Sets the note on `targetId`; a blank comment removes it. */
 export async function setAccountNote(

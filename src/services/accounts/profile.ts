@@ -18,7 +18,7 @@ import { urls } from "../../domain/urls.ts";
 import { type ProcessedImage, type ProfileImageKind, processProfileImage, stillKey } from "../../media/images.ts";
 import { mediaStorage } from "../../media/storage.ts";
 import type { Runtime } from "../../runtime.ts";
-import { accountChanged } from "../../serializers/cache.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { resolveMentions } from "../statuses/mentions.ts";
 
 export interface ProfileChanges {
@@ -203,7 +203,7 @@ export async function updateProfile(rt: Runtime, user: { id: string; accountId: 
     await removeFiles(rt, [avatarKey, headerKey]);
     throw error;
   }
-  await accountChanged(rt, user.accountId);
+  await publishEvent(rt, "account.changed", { id: user.accountId });
   // The replaced images go once nothing points at them any more.
   await removeFiles(rt, [avatarKey ? current.avatar_file : null, headerKey ? current.header_file : null]);
 }
@@ -217,6 +217,6 @@ export async function removeProfileImage(rt: Runtime, accountId: string, kind: P
     .set({ [column]: null, updated_at: new Date() })
     .where("id", "=", accountId)
     .execute();
-  await accountChanged(rt, accountId);
+  await publishEvent(rt, "account.changed", { id: accountId });
   await removeFiles(rt, [row[column]]);
 }

@@ -34,7 +34,7 @@ function isWebUrl(value: string): boolean {
  * Every problem with a registration, in Mastodon's words and order (Doorkeeper's checks, then
  * Mastodon's own), joined into one 422 as Rails joins a record's errors.
  */
-export function validateApplication(input: NewApplication): void {
+function validateApplication(input: NewApplication): void {
   const problems: string[] = [];
   if (input.name.trim() === "") problems.push("Application name can't be blank");
   if (input.redirectUris.length === 0) problems.push("Redirect URI can't be blank");

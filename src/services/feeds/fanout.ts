@@ -13,7 +13,7 @@ declare module "../../jobs/queue.ts" {
   }
 }
 
-export const FANOUT_CHUNK = 1000;
+const FANOUT_CHUNK = 1000;
 
 const ENTRY_COLUMNS = sql.raw("(feed_id, status_id, account_id, reblog_of_id, reblog_author_id)");
 
@@ -34,7 +34,7 @@ async function loadStatus(db: Db, id: string) {
 }
 
 /** Adds one entry to a feed, if it is not there already. */
-export async function addEntry(
+async function addEntry(
   db: Db,
   feedId: string,
   s: { id: string; account_id: string; reblog_of_id: string | null; orig_account_id: string | null },

@@ -9,8 +9,8 @@ import type { Runtime } from "../../runtime.ts";
 
 export type List = Selectable<ListsTable>;
 
-export const MAX_LISTS = 50;
-export const REPLIES_POLICIES: RepliesPolicy[] = ["followed", "list", "none"];
+const MAX_LISTS = 50;
+const REPLIES_POLICIES: RepliesPolicy[] = ["followed", "list", "none"];
 
 export interface ListChanges {
   title?: string;

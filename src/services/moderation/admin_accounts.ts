@@ -5,7 +5,7 @@ import { ApiError, notFound } from "../../domain/errors.ts";
 import { randomToken } from "../../domain/secrets.ts";
 import { USERNAME_FORMAT, USERNAME_MAX_LENGTH } from "../../domain/usernames.ts";
 import type { Runtime } from "../../runtime.ts";
-import { accountChanged } from "../../serializers/cache.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { createLocalUser } from "../accounts/accounts.ts";
 import { queueConfirmation } from "../accounts/email_confirmation.ts";
 import { invalidateAuth } from "../auth/authenticate.ts";
@@ -68,7 +68,7 @@ export async function modifyUser(rt: Runtime, username: string, changes: UserCha
     .where("id", "=", user.id)
     .execute();
   await invalidateAuth(rt);
-  await accountChanged(rt, user.account_id);
+  await publishEvent(rt, "account.changed", { id: user.account_id });
 }
 
 export async function listUsers(rt: Runtime) {

@@ -9,7 +9,7 @@ import { idTime } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { browsable, COLUMNS, lastReadId, type NotificationQuery, type NotificationRow } from "./read.ts";
 
-export const GROUPABLE: readonly NotificationType[] = ["favourite", "reblog", "follow"];
+const GROUPABLE: readonly NotificationType[] = ["favourite", "reblog", "follow"];
 /** How many of the accounts behind a group are named in it. */
 const SAMPLE_ACCOUNTS = 8;
 

@@ -16,7 +16,7 @@ export interface NotificationPolicy {
   for_limited_accounts: NotificationPolicyValue;
 }
 
-export const DEFAULT_POLICY: NotificationPolicy = {
+const DEFAULT_POLICY: NotificationPolicy = {
   for_not_following: "accept",
   for_not_followers: "accept",
   for_new_accounts: "accept",

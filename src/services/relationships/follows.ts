@@ -28,7 +28,7 @@ export type { FollowOptions } from "./follow_graph.ts";
  * follower is silenced (its follows never take effect unasked), or the target lives on another
  * server, which answers with an Accept later. This is the one place that decides it.
  */
-export function followNeedsApproval(source: RelationshipParty, target: RelationshipParty): boolean {
+function followNeedsApproval(source: RelationshipParty, target: RelationshipParty): boolean {
   return target.locked || source.silenced_at !== null || isRemote(target);
 }
 

@@ -2,7 +2,7 @@
 // delete) so that reports can still show it to moderators.
 import { sql } from "kysely";
 import type { Runtime } from "../../runtime.ts";
-import { statusesChanged } from "../../serializers/cache.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { ownStatus } from "./edit.ts";
 import { statusDeleted } from "./side_effects.ts";
 
@@ -39,5 +39,5 @@ export async function deleteStatus(rt: Runtime, accountId: string, id: string): 
     await statusDeleted(rt, trx, { id, boostIds: boosts.map((b) => b.id) });
     return [id, ...boosts.map((b) => b.id)];
   });
-  await statusesChanged(rt, gone);
+  await publishEvent(rt, "statuses.changed", { ids: gone });
 }

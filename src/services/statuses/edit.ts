@@ -3,7 +3,7 @@ import type { Db } from "../../db/index.ts";
 import { notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
-import { statusesChanged } from "../../serializers/cache.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { userSettings } from "../accounts/preferences.ts";
 import { type StatusRow, visibleStatus } from "../visibility.ts";
 import { checkDraft, type Draft, renderDraft, replaceMentions, replaceTags } from "./compose.ts";
@@ -102,7 +102,7 @@ export async function editStatus(
     }
     await statusEdited(rt, trx, { id, accountId: user.accountId, newlyMentioned });
   });
-  await statusesChanged(rt, [id]);
+  await publishEvent(rt, "statuses.changed", { ids: [id] });
 }
 
 /** The versions of a status, oldest first; a status never edited has just its current one. */

@@ -8,7 +8,7 @@ import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
 import { canReblog } from "../../domain/visibility.ts";
 import type { Runtime } from "../../runtime.ts";
-import { statusesChanged } from "../../serializers/cache.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
 import { loadStatusRows, type StatusRow, visibleRows, visibleStatus } from "../visibility.ts";
 import { reblogged, statusFavourited, unfavourited, unreblogged } from "./side_effects.ts";
@@ -151,7 +151,7 @@ export async function unreblog(rt: Runtime, viewerId: string, id: string): Promi
     await unreblogged(rt, trx, { boostId: boost.id, statusId: status.id, authorId: status.account_id, by: viewerId });
     return boost.id;
   });
-  if (boostId) await statusesChanged(rt, [boostId]);
+  if (boostId) await publishEvent(rt, "statuses.changed", { ids: [boostId] });
   return status.id;
 }
 

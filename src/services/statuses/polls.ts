@@ -8,7 +8,7 @@ import { ApiError, notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { countGraphemes } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
-import { statusesChanged } from "../../serializers/cache.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { notify } from "../notifications/create.ts";
 import { visibleStatus } from "../visibility.ts";
 
@@ -154,7 +154,7 @@ export async function expirePoll(rt: Runtime, { pollId }: { pollId: string }): P
         await notify(rt, trx, { recipientId, fromAccountId: poll.account_id, type: "poll", statusId: poll.status_id });
     }
   });
-  await statusesChanged(rt, [poll.status_id]);
+  await publishEvent(rt, "statuses.changed", { ids: [poll.status_id] });
 }
 
 /** Poll entities by poll id, with the viewer's own votes. */

@@ -1,5 +1,6 @@
 // Posting a status (POST /api/v1/statuses).
 import { sql } from "kysely";
+import type { Db } from "../../db/index.ts";
 import { unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
@@ -26,19 +27,35 @@ export interface Author {
 
 const IDEMPOTENCY_SECONDS = 3600;
 
-async function idempotent(rt: Runtime, key: string): Promise<string | null> {
-  const row = await rt.db.selectFrom("kv").select(["value", "expires_at"]).where("key", "=", key).executeTakeFirst();
+/** The status a live claim of `key` answered with, if any. */
+async function idempotent(db: Db, key: string): Promise<string | null> {
+  const row = await db.selectFrom("kv").select(["value", "expires_at"]).where("key", "=", key).executeTakeFirst();
   if (!row || (row.expires_at && row.expires_at <= new Date())) return null;
   return row.value as string;
+}
+
+/**
+ * Claims `key` for status `id`, first thing in the posting transaction; returns the status an earlier
+ * live claim answered with instead. The key's row is unique: of two concurrent requests, the second
+ * waits on the first one's row and then finds its status, so only one posts.
+ */
+async function claimKey(db: Db, key: string, id: string, now: Date): Promise<string | null> {
+  const claim = { value: JSON.stringify(id), expires_at: new Date(now.getTime() + IDEMPOTENCY_SECONDS * 1000) };
+  const claimed = await db
+    .insertInto("kv")
+    .values({ key, ...claim })
+    .onConflict((oc) => oc.column("key").doUpdateSet(claim).where("kv.expires_at", "<=", now))
+    .returning("key")
+    .executeTakeFirst();
+  return claimed ? null : idempotent(db, key);
 }
 
 /** Posts a status; returns its id. The same Idempotency-Key within an hour returns the first one. */
 export async function postStatus(rt: Runtime, author: Author, input: NewStatus): Promise<string> {
   const idemKey = input.idempotencyKey ? `idempotency:${author.accountId}:${input.idempotencyKey}` : null;
-  if (idemKey) {
-    const earlier = await idempotent(rt, idemKey);
-    if (earlier) return earlier;
-  }
+  // A retry answers with the first status before its input is checked again, as Mastodon does.
+  const earlier = idemKey ? await idempotent(rt.db, idemKey) : null;
+  if (earlier) return earlier;
   const settings = await userSettings(rt, author.userId);
   let visibility = chosenVisibility(input.visibility, settings);
   checkDraft(rt, input);
@@ -62,7 +79,11 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
   const conversationId = parent ? (parent.conversation_id ?? parent.id) : id;
   const now = new Date();
   const u = urls(rt.config);
-  await rt.db.transaction().execute(async (trx) => {
+  return rt.db.transaction().execute(async (trx) => {
+    if (idemKey) {
+      const claimedBefore = await claimKey(trx, idemKey, id, now);
+      if (claimedBefore) return claimedBefore;
+    }
     await trx
       .insertInto("statuses")
       .values({
@@ -108,29 +129,7 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
         .where("status_id", "=", parent.id)
         .execute();
     }
-    if (idemKey) {
-      await trx
-        .insertInto("kv")
-        .values({
-          key: idemKey,
-          value: JSON.stringify(id),
-          expires_at: new Date(now.getTime() + IDEMPOTENCY_SECONDS * 1000),
-        })
-        .onConflict((oc) =>
-          oc.column("key").doUpdateSet({
-            value: JSON.stringify(id),
-            expires_at: new Date(now.getTime() + IDEMPOTENCY_SECONDS * 1000),
-          }),
-        )
-        .execute();
-    }
-    await statusPosted(rt, trx, {
-      id,
-      accountId: author.accountId,
-      mentioned: rendered.mentions.map((m) => m.id),
-      visibility,
-      conversationId,
-    });
+    await statusPosted(rt, trx, { id, mentioned: rendered.mentions.map((m) => m.id), visibility });
+    return id;
   });
-  return id;
 }

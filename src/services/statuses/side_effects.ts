@@ -1,13 +1,20 @@
-// What follows from posting, editing, deleting, favouriting and boosting: notification records,
-// written in the same transaction as the change, and jobs for the work that fans out.
+// What follows from posting, editing, deleting, favouriting and boosting: notification records of
+// one recipient written in the same transaction as the change, and jobs for the rest (mentions,
+// conversations, subscribers, boosters, feeds).
 import type { Db } from "../../db/index.ts";
 import type { Visibility } from "../../db/schema.ts";
+import type { JobPayloads } from "../../jobs/queue.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type NotificationType, notify } from "../notifications/create.ts";
 import { addToConversation, deliverToRecipients, removeFromConversations } from "./conversations.ts";
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {
+    /**
+     * `mention` notifications for the accounts a status mentions; a new direct status also joins the
+     * conversations of its author and of the recipients the notification reached.
+     */
+    "statuses.notify_mentioned": { statusId: string; mentioned: string[]; created: boolean };
     /** `status` notifications for the followers who asked to hear of every post. */
     "statuses.notify_subscribers": { statusId: string };
     /** `update` notifications for the people who boosted an edited status. */
@@ -39,14 +46,15 @@ async function notifyAbout(
 export async function statusPosted(
   rt: Runtime,
   db: Db,
-  s: { id: string; accountId: string; mentioned: string[]; visibility: Visibility; conversationId: string },
+  s: { id: string; mentioned: string[]; visibility: Visibility },
 ): Promise<void> {
-  for (const recipientId of s.mentioned) {
-    await notifyAbout(rt, db, { recipientId, fromAccountId: s.accountId, type: "mention", statusId: s.id });
-  }
-  if (s.visibility === "direct") {
-    await addToConversation(db, s.accountId, s);
-    await deliverToRecipients(db, s, s.mentioned);
+  if (s.mentioned.length > 0 || s.visibility === "direct") {
+    await rt.queue.enqueue(
+      "statuses.notify_mentioned",
+      { statusId: s.id, mentioned: s.mentioned, created: true },
+      {},
+      db,
+    );
   }
   await rt.queue.enqueue("statuses.notify_subscribers", { statusId: s.id }, {}, db);
   await rt.queue.enqueue("feeds.fanout", { statusId: s.id }, {}, db);
@@ -57,8 +65,13 @@ export async function statusEdited(
   db: Db,
   s: { id: string; accountId: string; newlyMentioned: string[] },
 ): Promise<void> {
-  for (const recipientId of s.newlyMentioned) {
-    await notifyAbout(rt, db, { recipientId, fromAccountId: s.accountId, type: "mention", statusId: s.id });
+  if (s.newlyMentioned.length > 0) {
+    await rt.queue.enqueue(
+      "statuses.notify_mentioned",
+      { statusId: s.id, mentioned: s.newlyMentioned, created: false },
+      {},
+      db,
+    );
   }
   await rt.queue.enqueue("statuses.notify_boosters", { statusId: s.id }, {}, db);
 }
@@ -113,6 +126,39 @@ export async function unreblogged(
     .where("status_id", "=", r.statusId)
     .execute();
   await rt.queue.enqueue("feeds.remove", { statusIds: [r.boostId] }, {}, db);
+}
+
+/** Job: see "statuses.notify_mentioned". Run twice, it notifies no one twice. */
+export async function notifyMentioned(
+  rt: Runtime,
+  { statusId, mentioned, created }: JobPayloads["statuses.notify_mentioned"],
+): Promise<void> {
+  await rt.db.transaction().execute(async (trx) => {
+    // Two runs at once wait for each other on the status row (SQLite's transactions take the write lock
+    // as they begin), so the second finds what the first wrote.
+    const status = await trx
+      .selectFrom("statuses")
+      .select(["account_id", "visibility", "conversation_id", "deleted_at"])
+      .where("id", "=", statusId)
+      .$if(rt.dialect === "postgres", (q) => q.forUpdate())
+      .executeTakeFirst();
+    if (!status || status.deleted_at) return;
+    const notified = await trx
+      .selectFrom("notifications")
+      .select("account_id")
+      .where("status_id", "=", statusId)
+      .where("type", "=", "mention")
+      .execute();
+    const already = new Set(notified.map((n) => n.account_id));
+    for (const recipientId of mentioned.filter((id) => !already.has(id))) {
+      await notifyAbout(rt, trx, { recipientId, fromAccountId: status.account_id, type: "mention", statusId });
+    }
+    if (created && status.visibility === "direct" && status.conversation_id) {
+      const direct = { id: statusId, accountId: status.account_id, conversationId: status.conversation_id };
+      await addToConversation(trx, status.account_id, direct);
+      await deliverToRecipients(trx, direct, mentioned);
+    }
+  });
 }
 
 /** Job: followers who follow with `notify` hear of each new post (not of replies to others). */
