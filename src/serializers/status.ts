@@ -9,7 +9,7 @@ import type { Runtime } from "../runtime.ts";
 import { activeFilters } from "../services/filters/filters.ts";
 import { type LiveState, loadLiveState } from "../services/statuses/live_state.ts";
 import { renderPolls } from "../services/statuses/polls.ts";
-import { loadStatusRows, type StatusRow } from "../services/visibility.ts";
+import { loadStatusRows, type StatusRow } from "../services/visibility/load.ts";
 import { type AccountEntity, renderAccounts } from "./account.ts";
 import { renderCaches } from "./cache.ts";
 import { renderFilterResult } from "./filter.ts";
@@ -69,6 +69,7 @@ async function loadParts(rt: Runtime, ids: string[]): Promise<StatusParts[]> {
       .innerJoin("accounts as a", "a.id", "m.account_id")
       .select(["m.status_id", "a.id", "a.username", "a.domain", "a.url", "a.uri"])
       .where("m.status_id", "in", found)
+      .where("m.silent", "=", false)
       .orderBy("m.id")
       .execute(),
     db

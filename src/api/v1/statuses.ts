@@ -9,7 +9,7 @@ import type { NewPoll } from "../../services/statuses/polls.ts";
 import { postStatus } from "../../services/statuses/post.ts";
 import { threadContext, visibleIds } from "../../services/statuses/read.ts";
 import { scheduleStatus } from "../../services/statuses/scheduled.ts";
-import { visibleStatus } from "../../services/visibility.ts";
+import { visibleStatus } from "../../services/visibility/load.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { params, router } from "../hono.ts";
 import { parse, pathId, truthy, zInt, zStrings } from "../validate.ts";

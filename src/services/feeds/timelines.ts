@@ -1,12 +1,12 @@
 // Reading timelines: home and list feeds from their materialised entries (querying statuses past a
 // trimmed feed's horizon), and the public and hashtag timelines straight from statuses.
+import { sql } from "kysely";
 import { cutPage, type Page, type PageResult, pagePlan, paginate } from "../../db/paginate.ts";
 import { notFound } from "../../domain/errors.ts";
 import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
-import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
 import { type LiveState, loadFeedPage } from "../statuses/live_state.ts";
-import { statusQuery } from "../visibility.ts";
+import { notMuted, viewerValue, visibleTo } from "../visibility/sql.ts";
 import { ownList } from "./lists.ts";
 import { homeCandidates, listCandidates } from "./maintenance.ts";
 
@@ -65,32 +65,25 @@ export interface PublicQuery {
   onlyMedia: boolean;
 }
 
-/** Statuses of the public timelines, leaving out what the viewer blocks or mutes. */
+/**
+ * Statuses of the public timelines: public originals the viewer may see, leaving out silenced
+ * authors and those the viewer mutes.
+ */
 function publicStatuses(rt: Runtime, viewerId: string | null, q: PublicQuery) {
-  let query = statusQuery(rt.db)
+  const viewer = viewerValue(viewerId);
+  let query = rt.db
+    .selectFrom("statuses as s")
+    .innerJoin("accounts as a", "a.id", "s.account_id")
+    .select("s.id")
     .where("s.visibility", "=", "public")
-    .where("s.deleted_at", "is", null)
     .where("s.reblog_of_id", "is", null)
-    .where("a.suspended_at", "is", null)
-    .where("a.silenced_at", "is", null);
+    .where("a.silenced_at", "is", null)
+    .where(visibleTo(viewer, "s"));
+  if (viewer) query = query.where(notMuted(viewer, sql.ref("s.account_id")));
   if (q.local) query = query.where("s.local", "=", true);
   if (q.remote) query = query.where("s.local", "=", false);
   // No media can be attached yet, so no status has any.
   if (q.onlyMedia) query = query.where("s.id", "=", "0");
-  if (viewerId) {
-    query = query
-      .where("s.account_id", "not in", hiddenAccountIds(rt.db, viewerId))
-      .where((eb) =>
-        eb.or([
-          eb("a.domain", "is", null),
-          eb(
-            "a.domain",
-            "not in",
-            eb.selectFrom("account_domain_blocks").select("domain").where("account_id", "=", viewerId),
-          ),
-        ]),
-      );
-  }
   return query;
 }
 

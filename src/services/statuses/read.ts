@@ -4,7 +4,8 @@ import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
-import { loadStatusRows, type StatusRow, statusQuery, toStatusRow, visibleRows, visibleStatus } from "../visibility.ts";
+import { loadStatusRows, type StatusRow, visibleRows, visibleStatus } from "../visibility/load.ts";
+import { viewerValue, visibleTo } from "../visibility/sql.ts";
 
 /** The ones the viewer may see, in the order asked. */
 export async function visibleIds(rt: Runtime, viewerId: string | null, ids: string[]): Promise<string[]> {
@@ -93,39 +94,11 @@ export async function accountStatuses(
   if (!author || author.suspended_at) return empty;
   // No media can be attached yet, so no status has any.
   if (q.onlyMedia) return empty;
-  let query = statusQuery(rt.db).where("s.account_id", "=", accountId).where("s.deleted_at", "is", null);
-  if (viewerId !== accountId) {
-    if (viewerId) {
-      const blocked = await rt.db
-        .selectFrom("blocks")
-        .select("id")
-        .where((eb) =>
-          eb.or([
-            eb.and([eb("account_id", "=", viewerId), eb("target_account_id", "=", accountId)]),
-            eb.and([eb("account_id", "=", accountId), eb("target_account_id", "=", viewerId)]),
-          ]),
-        )
-        .executeTakeFirst();
-      if (blocked) return empty;
-    }
-    const following = viewerId
-      ? await rt.db
-          .selectFrom("follows")
-          .select("id")
-          .where("account_id", "=", viewerId)
-          .where("target_account_id", "=", accountId)
-          .executeTakeFirst()
-      : undefined;
-    query = query.where((eb) => {
-      const open = [eb("s.visibility", "in", following ? ["public", "unlisted", "private"] : ["public", "unlisted"])];
-      if (viewerId) {
-        open.push(
-          eb("s.id", "in", eb.selectFrom("status_mentions").select("status_id").where("account_id", "=", viewerId)),
-        );
-      }
-      return eb.or(open);
-    });
-  }
+  let query = rt.db
+    .selectFrom("statuses as s")
+    .select("s.id")
+    .where("s.account_id", "=", accountId)
+    .where(visibleTo(viewerValue(viewerId), "s"));
   if (q.excludeReblogs) query = query.where("s.reblog_of_id", "is", null);
   if (q.excludeReplies) {
     // A reply in one's own thread still counts as one's own post.
@@ -144,13 +117,7 @@ export async function accountStatuses(
     );
   }
   const result = await paginate(query, "s.id", page);
-  // Boosts of statuses the viewer may not see drop out here.
-  const visible = new Set((await visibleRows(rt, viewerId, result.items.map(toStatusRow))).map((r) => r.id));
-  return {
-    items: result.items.filter((r) => visible.has(r.id)).map((r) => r.id),
-    next: result.next,
-    prev: result.prev,
-  };
+  return { ...result, items: result.items.map((r) => r.id) };
 }
 
 /** The account's pinned statuses, most recently pinned first. */

@@ -1,10 +1,11 @@
-// Loading what the visibility rule needs for a batch of statuses: one query per relation kind.
+// Loading what the visibility rule (rule.ts) needs for a batch of statuses, one query per relation
+// kind, and deciding with it: for single statuses and the short lists decided in memory.
 import type { Selectable } from "kysely";
-import type { Db } from "../db/index.ts";
-import type { StatusesTable } from "../db/schema.ts";
-import { notFound } from "../domain/errors.ts";
-import { ANONYMOUS, canSee, type Viewer, type VisibleStatus } from "../domain/visibility.ts";
-import type { Runtime } from "../runtime.ts";
+import type { Db } from "../../db/index.ts";
+import type { StatusesTable } from "../../db/schema.ts";
+import { notFound } from "../../domain/errors.ts";
+import type { Runtime } from "../../runtime.ts";
+import { ANONYMOUS, canSee, type Viewer, type VisibleStatus } from "./rule.ts";
 
 export type StatusRow = Selectable<StatusesTable> & { author_domain: string | null; author_suspended: boolean };
 
