@@ -16,10 +16,8 @@ import { renderFilterResult } from "./filter.ts";
 
 export interface RenderOptions {
   viewerId: string | null;
-  /** The filter context of the read path, for `filtered`. */
+  /** The filter context of the read path, for `filtered` (read paths leave out what `hide` filters match). */
   context?: FilterContext;
-  /** Leave out statuses that a `hide` filter of `context` matches (lists and timelines). */
-  dropHidden?: boolean;
   /** Add the source `text` (the answer to a delete, for redrafting). */
   withSource?: boolean;
   /** Show deleted statuses too (to moderators, in the reports that cite them). */
@@ -205,16 +203,9 @@ export async function renderStatuses(rt: Runtime, ids: readonly string[], o: Ren
     if (!p || (p.row.deleted_at && !o.withSource && !o.includeDeleted)) continue;
     const original = p.row.reblog_of_id ? all.get(p.row.reblog_of_id) : undefined;
     if (p.row.reblog_of_id && (!original || original.row.deleted_at)) continue;
-    const entity = render(p, original ? render(original, null) : null);
-    if (o.dropHidden && isHidden(entity)) continue;
-    out.push(entity);
+    out.push(render(p, original ? render(original, null) : null));
   }
   return out;
-}
-
-function isHidden(entity: StatusEntity): boolean {
-  const results = (entity.filtered ?? []) as { filter: { filter_action: string } }[];
-  return results.some((r) => r.filter.filter_action === "hide");
 }
 
 export async function renderStatus(rt: Runtime, id: string, o: RenderOptions): Promise<StatusEntity> {

@@ -114,7 +114,7 @@ statuses.get("/api/v1/statuses/:id", tokenIfGiven("read:statuses"), async (c) =>
 statuses.get("/api/v1/statuses/:id/context", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
   const { ancestors, descendants } = await threadContext(c.var.rt, viewer, pathId(c.req.param("id")));
-  const options = { viewerId: viewer, context: "thread" as const, dropHidden: true };
+  const options = { viewerId: viewer, context: "thread" as const };
   return c.json({
     ancestors: await renderStatuses(c.var.rt, ancestors, options),
     descendants: await renderStatuses(c.var.rt, descendants, options),

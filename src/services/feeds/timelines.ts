@@ -5,6 +5,7 @@ import { cutPage, type Page, type PageResult, pagePlan, paginate } from "../../d
 import { notFound } from "../../domain/errors.ts";
 import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
+import { pageWithoutHidden } from "../filters/hidden.ts";
 import { type LiveState, loadFeedPage } from "../statuses/live_state.ts";
 import { notMuted, viewerValue, visibleTo } from "../visibility/sql.ts";
 import { ownList } from "./lists.ts";
@@ -38,8 +39,25 @@ async function feedPage(rt: Runtime, feedId: string, ownerId: string, page: Page
   return { items: all, next: more ? all[all.length - 1] : null, prev: all[0], live: null };
 }
 
+/**
+ * A feed page without what the owner's `hide` filters leave out (filters of the home context apply
+ * to lists too, as in Mastodon). The live state read with a page goes with that page alone.
+ */
+async function unhiddenFeedPage(rt: Runtime, feedId: string, ownerId: string, page: Page, older: Older) {
+  let first: FeedPage | null = null;
+  const read = async (p: Page) => {
+    const result = await feedPage(rt, feedId, ownerId, p, older);
+    first ??= result;
+    return result;
+  };
+  const result = await pageWithoutHidden(rt, ownerId, "home", page, read, byId, byId);
+  return { ...result, live: result === first ? (first as FeedPage).live : null };
+}
+
+const byId = (id: string) => id;
+
 export function homeTimeline(rt: Runtime, viewerId: string, page: Page): Promise<FeedPage> {
-  return feedPage(
+  return unhiddenFeedPage(
     rt,
     viewerId,
     viewerId,
@@ -50,7 +68,7 @@ export function homeTimeline(rt: Runtime, viewerId: string, page: Page): Promise
 
 export async function listTimeline(rt: Runtime, viewerId: string, listId: string, page: Page): Promise<FeedPage> {
   const list = await ownList(rt.db, viewerId, listId);
-  return feedPage(
+  return unhiddenFeedPage(
     rt,
     list.id,
     viewerId,
@@ -97,8 +115,21 @@ export async function publicTimeline(
   const query = publicStatuses(rt, viewerId, q).where((eb) =>
     eb.or([eb("s.in_reply_to_id", "is", null), eb("s.in_reply_to_account_id", "=", eb.ref("s.account_id"))]),
   );
-  const result = await paginate(query, "s.id", page);
-  return { ...result, items: result.items.map((r) => r.id) };
+  return publicPage(rt, viewerId, query, page);
+}
+
+/** A page of a public timeline's query, without what the viewer's `hide` filters leave out. */
+function publicPage(
+  rt: Runtime,
+  viewerId: string | null,
+  query: ReturnType<typeof publicStatuses>,
+  page: Page,
+): Promise<PageResult<string>> {
+  const read = async (p: Page) => {
+    const result = await paginate(query, "s.id", p);
+    return { ...result, items: result.items.map((r) => r.id) };
+  };
+  return pageWithoutHidden(rt, viewerId, "public", page, read, byId, byId);
 }
 
 export interface TagQuery extends PublicQuery {
@@ -127,6 +158,5 @@ export async function tagTimeline(
   for (const name of key(q.all)) query = query.where("s.id", "in", tagged([name]));
   const none = key(q.none);
   if (none.length > 0) query = query.where("s.id", "not in", tagged(none));
-  const result = await paginate(query, "s.id", page);
-  return { ...result, items: result.items.map((r) => r.id) };
+  return publicPage(rt, viewerId, query, page);
 }

@@ -6,6 +6,7 @@ import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { NOTIFICATION_TYPES, type NotificationType } from "../../db/schema.ts";
 import { notFound } from "../../domain/errors.ts";
 import type { Runtime } from "../../runtime.ts";
+import { pageWithoutHidden } from "../filters/hidden.ts";
 import { viewerValue, visibleStatusId } from "../visibility/sql.ts";
 
 export interface NotificationQuery {
@@ -67,13 +68,22 @@ export const COLUMNS = [
   "n.created_at",
 ] as const;
 
+/** A page of notifications, without those about statuses the recipient's `hide` filters leave out. */
 export function listNotifications(
   rt: Runtime,
   recipientId: string,
   q: NotificationQuery,
   page: Page,
 ): Promise<PageResult<NotificationRow>> {
-  return paginate(browsable(rt.db, recipientId, q).select(COLUMNS), "n.id", page);
+  return pageWithoutHidden(
+    rt,
+    recipientId,
+    "notifications",
+    page,
+    (p) => paginate(browsable(rt.db, recipientId, q).select(COLUMNS), "n.id", p),
+    (n) => n.status_id,
+    (n) => n.id,
+  );
 }
 
 export async function getNotification(rt: Runtime, recipientId: string, id: string): Promise<NotificationRow> {

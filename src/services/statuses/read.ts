@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
+import { hiddenStatusIds, pageWithoutHidden } from "../filters/hidden.ts";
 import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
 import { loadStatusRows, type StatusRow, visibleRows, visibleStatus } from "../visibility/load.ts";
 import { viewerValue, visibleTo } from "../visibility/sql.ts";
@@ -44,9 +45,10 @@ export async function threadContext(rt: Runtime, viewerId: string | null, id: st
     : new Set<string>();
   const keep = async (ids: string[]) => {
     const rows = await loadStatusRows(rt.db, ids);
+    const filtered = await hiddenStatusIds(rt, viewerId, "thread", ids);
     const present = ids
       .map((i) => rows.get(i))
-      .filter((r): r is StatusRow => r !== undefined && !hidden.has(r.account_id));
+      .filter((r): r is StatusRow => r !== undefined && !hidden.has(r.account_id) && !filtered.has(r.id));
     return visibleRows(rt, viewerId, present);
   };
   const ancestors = (await keep(up.rows.map((r) => String(r.id)))).map((r) => r.id);
@@ -116,8 +118,12 @@ export async function accountStatuses(
         .where("t.name", "=", name),
     );
   }
-  const result = await paginate(query, "s.id", page);
-  return { ...result, items: result.items.map((r) => r.id) };
+  const read = async (p: Page) => {
+    const result = await paginate(query, "s.id", p);
+    return { ...result, items: result.items.map((r) => r.id) };
+  };
+  const byId = (id: string) => id;
+  return pageWithoutHidden(rt, viewerId, "account", page, read, byId, byId);
 }
 
 /** The account's pinned statuses, most recently pinned first. */
@@ -128,9 +134,11 @@ export async function pinnedStatuses(rt: Runtime, viewerId: string | null, accou
     .where("account_id", "=", accountId)
     .orderBy("id", "desc")
     .execute();
+  const ids = pins.map((p) => p.status_id);
+  const hidden = await hiddenStatusIds(rt, viewerId, "account", ids);
   return visibleIds(
     rt,
     viewerId,
-    pins.map((p) => p.status_id),
+    ids.filter((id) => !hidden.has(id)),
   );
 }
