@@ -1,8 +1,8 @@
 // The visibility rule of rule.ts as SQL conditions, for the read paths that list statuses in the
 // database (feeds and their fan-out, public and hashtag timelines, account statuses, notifications,
 // conversations, favourites and bookmarks): each composes these rather than writing its own, and a
-// property test checks that they list exactly what canSee allows. They hold no bound values of
-// their own besides the viewer, so a read path may splice them into SQL it keeps as text.
+// property test checks that they list exactly what canSee allows. `visibleTo` binds no values of
+// its own besides the viewer, so a read path may splice it into SQL it keeps as text.
 //
 // `viewer` is an SQL expression giving the viewer's account id (a bound value, or a column when one
 // statement decides for many owners), or null for an anonymous reader; `status` is the alias of a
@@ -23,23 +23,30 @@ export function blockedEitherWay(viewer: Expr, account: Expr) {
  * suspended, blocked either way or on a domain the viewer blocks, and addressed to the viewer
  * (public, unlisted, private to a follower, or mentioning the viewer, silently or not).
  * `depth` keeps the aliases of a nested check apart from the enclosing one's.
+ *
+ * Where the viewer is a bound value, whether they block anyone (or are blocked, or block a domain)
+ * is asked once per statement, not per status: most viewers have none, and the home timeline then
+ * pays for none of those checks.
  */
 function statusItself(viewer: Expr | null, status: string, depth: number) {
   const s = sql.raw(status);
   const author = sql.raw(`va${depth}`);
   const domainBlocked = viewer
-    ? sql`and (${author}.domain is null or not exists (
-        select 1 from account_domain_blocks vd where vd.account_id = ${viewer} and vd.domain = ${author}.domain))`
+    ? sql`and (${author}.domain is null
+        or not exists (select 1 from account_domain_blocks where account_id = ${viewer})
+        or not exists (select 1 from account_domain_blocks vd where vd.account_id = ${viewer} and vd.domain = ${author}.domain))`
     : sql``;
   const live = sql`${s}.deleted_at is null and exists (
     select 1 from accounts ${author} where ${author}.id = ${s}.account_id and ${author}.suspended_at is null ${domainBlocked})`;
   if (!viewer) return sql<boolean>`(${live} and ${s}.visibility in ('public', 'unlisted'))`;
+  const blocksNobody = sql`(not exists (select 1 from blocks where account_id = ${viewer})
+    and not exists (select 1 from blocks where target_account_id = ${viewer}))`;
   return sql<boolean>`(${live} and (${s}.account_id = ${viewer} or (
-    not ${blockedEitherWay(viewer, sql.ref(`${status}.account_id`))}
-    and (${s}.visibility in ('public', 'unlisted')
-         or (${s}.visibility = 'private' and exists (
-               select 1 from follows vf where vf.account_id = ${viewer} and vf.target_account_id = ${s}.account_id))
-         or exists (select 1 from status_mentions vm where vm.status_id = ${s}.id and vm.account_id = ${viewer})))))`;
+    (${s}.visibility in ('public', 'unlisted')
+     or (${s}.visibility = 'private' and exists (
+           select 1 from follows vf where vf.account_id = ${viewer} and vf.target_account_id = ${s}.account_id))
+     or exists (select 1 from status_mentions vm where vm.status_id = ${s}.id and vm.account_id = ${viewer}))
+    and (${blocksNobody} or not ${blockedEitherWay(viewer, sql.ref(`${status}.account_id`))}))))`;
 }
 
 /** The viewer may see `status`: it and, for a boost, the boosted status (canSee for both). */
