@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { newId } from "../src/domain/ids.ts";
 import { type NewNotification, notify } from "../src/services/notifications/create.ts";
-import { remoteAccount, setAccount } from "./relationship_fixtures.ts";
+import { insertStatus, remoteAccount, setAccount } from "./relationship_fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -28,32 +28,7 @@ async function keyOf(id: string | null) {
   return row.group_key;
 }
 
-async function status(authorId: string): Promise<string> {
-  const id = newId();
-  const now = new Date();
-  await server.rt.db
-    .insertInto("statuses")
-    .values({
-      id,
-      uri: `${server.url}/users/x/statuses/${id}`,
-      url: null,
-      account_id: authorId,
-      local: true,
-      visibility: "public",
-      language: "en",
-      in_reply_to_id: null,
-      in_reply_to_account_id: null,
-      reblog_of_id: null,
-      conversation_id: null,
-      application_id: null,
-      created_at: now,
-      updated_at: now,
-      edited_at: null,
-      deleted_at: null,
-    })
-    .execute();
-  return id;
-}
+const status = (authorId: string) => insertStatus(server, authorId, { local: true });
 
 const hour = () => Math.floor(Date.now() / 3_600_000);
 

@@ -1,5 +1,5 @@
 // Database shortcuts for the relationship tests: account states no API sets yet (locked, silenced,
-// suspended, hidden network), accounts of other servers, and the rows to check.
+// suspended, hidden network), accounts and statuses of other servers, and the rows to check.
 import type { Updateable } from "kysely";
 import type { AccountsTable } from "../src/db/schema.ts";
 import { newId } from "../src/domain/ids.ts";
@@ -44,6 +44,38 @@ export async function remoteAccount(server: TestServer, username: string, domain
     })
     .execute();
   await server.rt.db.insertInto("account_stats").values({ account_id: id, last_status_at: null }).execute();
+  return id;
+}
+
+/** A status written straight into the database: by an account of another server unless `local`. */
+export async function insertStatus(
+  server: TestServer,
+  accountId: string,
+  { visibility = "public", local = false }: { visibility?: "public" | "unlisted"; local?: boolean } = {},
+): Promise<string> {
+  const id = newId();
+  const now = new Date();
+  await server.rt.db
+    .insertInto("statuses")
+    .values({
+      id,
+      uri: local ? `${server.url}/users/x/statuses/${id}` : `https://remote.example/statuses/${id}`,
+      url: null,
+      account_id: accountId,
+      local,
+      visibility,
+      language: "en",
+      in_reply_to_id: null,
+      in_reply_to_account_id: null,
+      reblog_of_id: null,
+      conversation_id: null,
+      application_id: null,
+      created_at: now,
+      updated_at: now,
+      edited_at: null,
+      deleted_at: null,
+    })
+    .execute();
   return id;
 }
 

@@ -3,8 +3,7 @@
 // `hide` filters shortening pages.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { newId } from "../src/domain/ids.ts";
-import { remoteAccount } from "./relationship_fixtures.ts";
+import { insertStatus, remoteAccount } from "./relationship_fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -94,41 +93,13 @@ test("a mention an edit takes out stays silent: access, notification, conversati
   assert.deepEqual(await notifiedStatuses(carol, "mention"), [id]);
 });
 
-/** A public status by an account of another server. */
-async function remoteStatus(accountId: string, domain: string): Promise<string> {
-  const id = newId();
-  const now = new Date();
-  await server.rt.db
-    .insertInto("statuses")
-    .values({
-      id,
-      uri: `https://${domain}/statuses/${id}`,
-      url: null,
-      account_id: accountId,
-      local: false,
-      visibility: "public",
-      language: "en",
-      in_reply_to_id: null,
-      in_reply_to_account_id: null,
-      reblog_of_id: null,
-      conversation_id: null,
-      application_id: null,
-      created_at: now,
-      updated_at: now,
-      edited_at: null,
-      deleted_at: null,
-    })
-    .execute();
-  return id;
-}
-
 test("a followed account's boost of a status from a blocked domain stays out of home, whenever the block came", async () => {
   const reader = await server.user("reader");
   const booster = await server.user("booster");
   await server.post(`/api/v1/accounts/${booster.accountId}/follow`, { token: reader.token });
   const far = await remoteAccount(server, "far", "blocked.example");
-  const before = await remoteStatus(far, "blocked.example");
-  const later = await remoteStatus(far, "blocked.example");
+  const before = await insertStatus(server, far);
+  const later = await insertStatus(server, far);
 
   const boostedLater = (await server.post(`/api/v1/statuses/${later}/reblog`, { token: booster.token })).body.id;
   await server.settle();

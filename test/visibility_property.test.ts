@@ -7,9 +7,8 @@
 // VISIBILITY_WORLDS sets how many worlds (2 by default); VISIBILITY_SEED replays one.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { newId } from "../src/domain/ids.ts";
 import { visibleIds } from "../src/services/statuses/read.ts";
-import { remoteAccount, setAccount } from "./relationship_fixtures.ts";
+import { insertStatus, remoteAccount, setAccount } from "./relationship_fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 const WORLDS = Number(process.env.VISIBILITY_WORLDS ?? 2);
@@ -84,7 +83,7 @@ async function build(server: TestServer, seed: number): Promise<World> {
   const write = async () => {
     for (const id of remote) {
       for (let i = 0; i < 2; i++) {
-        const status = await remoteStatus(server, id, r.pick(["public", "unlisted"]));
+        const status = await insertStatus(server, id, { visibility: r.pick(["public", "unlisted"]) });
         world.statuses.push(status);
         world.originals.push(status);
       }
@@ -149,33 +148,6 @@ async function build(server: TestServer, seed: number): Promise<World> {
   // Half the worlds are read while the clean-up jobs of the changes may still be running.
   if (r.chance(0.5)) await server.settle();
   return world;
-}
-
-async function remoteStatus(server: TestServer, accountId: string, visibility: "public" | "unlisted") {
-  const id = newId();
-  const now = new Date();
-  await server.rt.db
-    .insertInto("statuses")
-    .values({
-      id,
-      uri: `https://remote.example/statuses/${id}`,
-      url: null,
-      account_id: accountId,
-      local: false,
-      visibility,
-      language: "en",
-      in_reply_to_id: null,
-      in_reply_to_account_id: null,
-      reblog_of_id: null,
-      conversation_id: null,
-      application_id: null,
-      created_at: now,
-      updated_at: now,
-      edited_at: null,
-      deleted_at: null,
-    })
-    .execute();
-  return id;
 }
 
 /** What each read path lists for a viewer, as ids of statuses. */
