@@ -51,6 +51,19 @@ export function canSee(status: VisibleStatus, viewer: Viewer): boolean {
   }
 }
 
+/**
+ * Whether the viewer may see a status that may be a boost: a boost shows when both it and the
+ * boosted status (`original`, undefined when it is gone) may be seen.
+ */
+export function canSeeWithBoost(
+  status: VisibleStatus & { reblog_of_id: string | null },
+  original: VisibleStatus | undefined,
+  viewer: Viewer,
+): boolean {
+  if (!canSee(status, viewer)) return false;
+  return status.reblog_of_id === null || (original !== undefined && canSee(original, viewer));
+}
+
 /** Public and unlisted statuses may be boosted; private ones only by their author (as private). */
 export function canReblog(status: VisibleStatus, viewerId: string): boolean {
   if (status.visibility === "direct") return false;
