@@ -251,6 +251,20 @@ async function check(world: World, seed: number) {
         const expected = saved.map((s) => s.status_id).filter((id) => allowed.has(id));
         assert.deepEqual(paths[table].toSorted(), expected.toSorted(), label(`${table} lists all it may`));
       }
+      // Notifications: every stored one about a status the viewer may see, and no other.
+      const stored = await server.rt.db
+        .selectFrom("notifications as n")
+        .innerJoin("accounts as a", "a.id", "n.from_account_id")
+        .select("n.status_id")
+        .where("n.account_id", "=", viewer.accountId)
+        .where("n.filtered", "=", false)
+        .where("a.suspended_at", "is", null)
+        .where("n.status_id", "is not", null)
+        .execute();
+      if (stored.length <= 40) {
+        const expected = new Set(stored.map((n) => n.status_id!).filter((id) => allowed.has(id)));
+        assert.deepEqual(new Set(paths["notifications v1"]), expected, label("notifications list all they may"));
+      }
     }
     // Boosted statuses inside listings must be visible too.
     const home = viewer ? await server.get("/api/v1/timelines/home", { token: viewer.token }) : null;
