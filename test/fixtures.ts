@@ -27,17 +27,21 @@ export async function post(server: TestServer, user: TestUser, input: string | R
  * A status row put in directly, without anything posting sets off (feeds, notifications,
  * counters), for tests of what happens around a status rather than of posting it.
  */
-export async function insertStatus(server: TestServer, accountId: string): Promise<string> {
+export async function insertStatus(
+  server: TestServer,
+  accountId: string,
+  { visibility = "public", local = true }: { visibility?: "public" | "unlisted"; local?: boolean } = {},
+): Promise<string> {
   const id = newId();
   const now = new Date();
   await server.rt.db
     .insertInto("statuses")
     .values({
       id,
-      uri: `${server.url}/s/${id}`,
+      uri: local ? `${server.url}/s/${id}` : `https://remote.example/statuses/${id}`,
       account_id: accountId,
-      local: true,
-      visibility: "public",
+      local,
+      visibility,
       created_at: now,
       updated_at: now,
     })

@@ -97,9 +97,26 @@ test("voting: once, valid choices, not in one's own poll, hidden totals", async 
   assert.equal((await server.get(`/api/v1/statuses/${s.id}`, { token: bob.token })).body.poll.own_votes[0], 1);
 });
 
-test("a poll on a non-public status needs a signed-in viewer who may see it", async () => {
-  const s = await post(server, alice, { status: "secret", visibility: "private", poll: poll() });
-  assert.equal((await server.get(`/api/v1/polls/${s.poll.id}`)).status, 401);
+test("a poll shows to whoever may open its status, and is not found by anyone else", async () => {
+  const unlisted = (
+    await server.post("/api/v1/statuses", {
+      token: alice.token,
+      json: { status: "quiet", visibility: "unlisted", poll: poll() },
+    })
+  ).body;
+  const anon = await server.get(`/api/v1/polls/${unlisted.poll.id}`);
+  assert.equal(anon.status, 200);
+  assert.equal(anon.body.id, unlisted.poll.id);
+  const s = (
+    await server.post("/api/v1/statuses", {
+      token: alice.token,
+      json: { status: "secret", visibility: "private", poll: poll() },
+    })
+  ).body;
+  assert.deepEqual((await server.get(`/api/v1/polls/${s.poll.id}`)).body, { error: "Record not found" });
+  assert.equal((await server.get(`/api/v1/polls/${s.poll.id}`)).status, 404);
+  const vote = await server.post(`/api/v1/polls/${s.poll.id}/votes`, { token: carol.token, json: { choices: [0] } });
+  assert.equal(vote.status, 404);
   assert.equal((await server.get(`/api/v1/polls/${s.poll.id}`, { token: carol.token })).status, 404);
   await follow(server, carol, alice);
   assert.equal((await server.get(`/api/v1/polls/${s.poll.id}`, { token: carol.token })).status, 200);

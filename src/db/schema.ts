@@ -434,6 +434,8 @@ export interface StatusMentionsTable {
   id: string;
   status_id: string;
   account_id: string;
+  /** Taken out of the status by an edit: it keeps the account's access, shows and notifies nothing. */
+  silent: Default<boolean>;
 }
 
 export interface TagsTable {

@@ -1,6 +1,6 @@
 // The Notification entity (v1), the grouped results of v2 (GroupedNotificationsResults), and
-// NotificationRequest. A notification whose status a `hide` filter of the notifications context
-// matches is left out, as Mastodon leaves such statuses out of timelines.
+// NotificationRequest. (A notification whose status a `hide` filter of the notifications context
+// matches is left out by the read path, before the page is cut.)
 import type { Runtime } from "../runtime.ts";
 import type { NotificationGroup } from "../services/notifications/groups.ts";
 import type { NotificationRow } from "../services/notifications/read.ts";
@@ -13,7 +13,7 @@ const byId = <T extends { id: string }>(items: T[]) => new Map(items.map((i) => 
 
 async function statusesFor(rt: Runtime, viewerId: string, ids: (string | null)[]): Promise<Map<string, StatusEntity>> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
-  return byId(await renderStatuses(rt, wanted, { viewerId, context: "notifications", dropHidden: true }));
+  return byId(await renderStatuses(rt, wanted, { viewerId, context: "notifications" }));
 }
 
 const reportsFor = (rt: Runtime, ids: (string | null)[]) =>
@@ -35,7 +35,7 @@ export async function renderNotifications(rt: Runtime, viewerId: string, rows: N
   const accountById = byId(accounts);
   return rows.flatMap((row) => {
     const account = accountById.get(row.from_account_id);
-    // A status or report that is gone, or a status hidden by a filter, takes its notification along.
+    // A status or report that is gone takes its notification along.
     const status = row.status_id ? statuses.get(row.status_id) : null;
     const report = row.report_id ? reports.get(row.report_id) : null;
     if (!account || status === undefined || report === undefined) return [];

@@ -9,17 +9,15 @@ import type { Runtime } from "../runtime.ts";
 import { activeFilters } from "../services/filters/active.ts";
 import { type LiveState, loadLiveState } from "../services/statuses/live_state.ts";
 import { renderPolls } from "../services/statuses/polls.ts";
-import { loadStatusRows, type StatusRow } from "../services/visibility.ts";
+import { loadStatusRows, type StatusRow } from "../services/visibility/load.ts";
 import { type AccountEntity, renderAccounts } from "./account.ts";
 import { renderCaches } from "./cache.ts";
 import { renderFilterResult } from "./filter.ts";
 
 export interface RenderOptions {
   viewerId: string | null;
-  /** The filter context of the read path, for `filtered`. */
+  /** The filter context of the read path, for `filtered` (read paths leave out what `hide` filters match). */
   context?: FilterContext;
-  /** Leave out statuses that a `hide` filter of `context` matches (lists and timelines). */
-  dropHidden?: boolean;
   /** Add the source `text` (the answer to a delete, for redrafting). */
   withSource?: boolean;
   /** Show deleted statuses too (to moderators, in the reports that cite them). */
@@ -69,6 +67,7 @@ async function loadParts(rt: Runtime, ids: string[]): Promise<StatusParts[]> {
       .innerJoin("accounts as a", "a.id", "m.account_id")
       .select(["m.status_id", "a.id", "a.username", "a.domain", "a.url", "a.uri"])
       .where("m.status_id", "in", found)
+      .where("m.silent", "=", false)
       .orderBy("m.id")
       .execute(),
     db
@@ -204,16 +203,9 @@ export async function renderStatuses(rt: Runtime, ids: readonly string[], o: Ren
     if (!p || (p.row.deleted_at && !o.withSource && !o.includeDeleted)) continue;
     const original = p.row.reblog_of_id ? all.get(p.row.reblog_of_id) : undefined;
     if (p.row.reblog_of_id && (!original || original.row.deleted_at)) continue;
-    const entity = render(p, original ? render(original, null) : null);
-    if (o.dropHidden && isHidden(entity)) continue;
-    out.push(entity);
+    out.push(render(p, original ? render(original, null) : null));
   }
   return out;
-}
-
-function isHidden(entity: StatusEntity): boolean {
-  const results = (entity.filtered ?? []) as { filter: { filter_action: string } }[];
-  return results.some((r) => r.filter.filter_action === "hide");
 }
 
 export async function renderStatus(rt: Runtime, id: string, o: RenderOptions): Promise<StatusEntity> {

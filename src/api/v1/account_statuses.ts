@@ -28,7 +28,7 @@ accountStatusesApi.get("/api/v1/accounts/:id/statuses", tokenIfGiven("read:statu
   await viewableAccount(rt, id).catch((error) => {
     if (error.status !== 410) throw error;
   });
-  const options = { viewerId: viewer, context: "account" as const, dropHidden: true };
+  const options = { viewerId: viewer, context: "account" as const };
   if (p.pinned) {
     // Pins are few and come all at once: no pagination headers.
     return c.json(await renderStatuses(rt, await pinnedStatuses(rt, viewer, id), options));

@@ -12,7 +12,7 @@ import type { NewPoll } from "../../services/statuses/polls.ts";
 import { postStatus } from "../../services/statuses/post.ts";
 import { threadContext, visibleIds } from "../../services/statuses/read.ts";
 import { scheduleStatus } from "../../services/statuses/scheduled.ts";
-import { visibleStatus } from "../../services/visibility.ts";
+import { visibleStatus } from "../../services/visibility/load.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 
 export const statuses = router();
@@ -113,7 +113,7 @@ statuses.get("/api/v1/statuses/:id", tokenIfGiven("read:statuses"), async (c) =>
 statuses.get("/api/v1/statuses/:id/context", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
   const { ancestors, descendants } = await threadContext(c.var.rt, viewer, pathId(c.req.param("id")));
-  const options = { viewerId: viewer, context: "thread" as const, dropHidden: true };
+  const options = { viewerId: viewer, context: "thread" as const };
   return c.json({
     ancestors: await renderStatuses(c.var.rt, ancestors, options),
     descendants: await renderStatuses(c.var.rt, descendants, options),

@@ -29,7 +29,7 @@ timelines.get("/api/v1/timelines/list/:list_id", requireUser("read:lists"), asyn
 /** A page of a home or list feed, with the live state read along with it where there is one. */
 async function feedResponse(c: Ctx, viewer: string, page: FeedPage) {
   setLinkHeader(c, c.var.rt.config.origin, page);
-  const o = { viewerId: viewer, context: "home", dropHidden: true, live: page.live } as const;
+  const o = { viewerId: viewer, context: "home", live: page.live } as const;
   return c.json(await renderStatuses(c.var.rt, page.items, o));
 }
 
@@ -61,9 +61,7 @@ timelines.get("/api/v1/timelines/public", tokenIfGiven("read:statuses"), async (
     pageParams(all),
   );
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(
-    await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "public", dropHidden: true }),
-  );
+  return c.json(await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "public" }));
 });
 
 timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), async (c) => {
@@ -85,9 +83,7 @@ timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), a
     pageParams(all),
   );
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(
-    await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "public", dropHidden: true }),
-  );
+  return c.json(await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "public" }));
 });
 
 // Statuses sharing a trending link: there are no trends yet, so there is nothing to show.

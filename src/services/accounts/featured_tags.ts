@@ -6,6 +6,7 @@ import { newId } from "../../domain/ids.ts";
 import { isValidHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { findOrCreateTag, type Tag } from "../statuses/tags.ts";
+import { visibleTo } from "../visibility/sql.ts";
 
 const LIMIT = 10;
 /** Suggestions come from the tags of this many of the account's latest posts, as in Mastodon. */
@@ -35,8 +36,8 @@ export async function featuredTagsOf(rt: Runtime, accountId: string): Promise<Fe
           .innerJoin("statuses as s", "s.id", "st.status_id")
           .select(["st.tag_id", sql<number>`count(*)`.as("n"), sql<Date>`max(s.created_at)`.as("last")])
           .where("s.account_id", "=", accountId)
-          .where("s.visibility", "in", ["public", "unlisted"])
-          .where("s.deleted_at", "is", null)
+          // Counted as anyone may see them.
+          .where(visibleTo(null, "s"))
           .groupBy("st.tag_id")
           .as("used"),
       (j) => j.onRef("used.tag_id", "=", "f.tag_id"),

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
 import { logger } from "../../log.ts";
 import type { Runtime } from "../../runtime.ts";
+import { visibleTo } from "../visibility/sql.ts";
 import { homeRule, listRule } from "./rules.ts";
 
 declare module "../../jobs/queue.ts" {
@@ -44,8 +45,9 @@ export function homeCandidates(rt: Runtime, db: Db, ownerId: string, limit: numb
     select s.id, cast(s.id as text), cast(s.account_id as text), cast(s.reblog_of_id as text), cast(orig.account_id as text)
     from statuses s
     left join statuses orig on orig.id = s.reblog_of_id
-    where s.deleted_at is null and (s.account_id = ${ownerId}
+    where (s.account_id = ${ownerId}
       or (s.visibility = 'direct' and exists (select 1 from status_mentions m where m.status_id = s.id and m.account_id = ${ownerId})))
+      and ${visibleTo(owner, "s")}
       ${below ? sql`and s.id < ${below}` : sql``}
       ${authorId ? sql`and s.account_id = ${authorId}` : sql``}
     order by sort_id desc

@@ -4,8 +4,7 @@
 // owner's follow of the author (home), and the owner's id is the `owner` expression.
 import { type RawBuilder, sql } from "kysely";
 import type { Dialect } from "../../db/index.ts";
-
-const now = () => new Date();
+import { notMuted, visibleTo } from "../visibility/sql.ts";
 
 /** Whether the JSON array in `column` holds `value` (the follow's chosen languages). */
 function jsonArrayHas(dialect: Dialect, column: string, value: RawBuilder<unknown>) {
@@ -14,21 +13,20 @@ function jsonArrayHas(dialect: Dialect, column: string, value: RawBuilder<unknow
     : sql`exists (select 1 from json_each(${sql.raw(column)}) where json_each.value = ${value})`;
 }
 
-/** Rules every feed shares: a live status, its author not muted, and boosts only of what may show. */
+/**
+ * Rules every feed shares: the owner may see the status (and what it boosts) as the visibility rule
+ * says, wants its author (and the boosted author) in feeds, and a boost shows only of a public or
+ * unlisted status by someone else.
+ */
 function shared(owner: RawBuilder<unknown>) {
   return sql`
-    s.deleted_at is null
+    ${visibleTo(owner, "s")}
     and s.visibility in ('public', 'unlisted', 'private')
-    and not exists (select 1 from mutes m where m.account_id = ${owner} and m.target_account_id = s.account_id
-                    and (m.expires_at is null or m.expires_at > ${now()}))
+    and ${notMuted(owner, sql.ref("s.account_id"))}
     and (s.reblog_of_id is null or (
-      orig.deleted_at is null
-      and orig.visibility in ('public', 'unlisted')
+      orig.visibility in ('public', 'unlisted')
       and orig.account_id <> ${owner}
-      and not exists (select 1 from blocks b where (b.account_id = ${owner} and b.target_account_id = orig.account_id)
-                                              or (b.account_id = orig.account_id and b.target_account_id = ${owner}))
-      and not exists (select 1 from mutes m2 where m2.account_id = ${owner} and m2.target_account_id = orig.account_id
-                      and (m2.expires_at is null or m2.expires_at > ${now()}))
+      and ${notMuted(owner, sql.ref("orig.account_id"))}
     ))`;
 }
 
@@ -74,17 +72,7 @@ export function notAlreadyBoosted(feed: RawBuilder<unknown>) {
     select 1 from feed_entries e where e.feed_id = ${feed} and (e.status_id = s.reblog_of_id or e.reblog_of_id = s.reblog_of_id)))`;
 }
 
-/**
- * A public status with a hashtag the owner follows belongs in the owner's home feed, unless the
- * owner and the author block each other or the owner blocks the author's domain.
- */
+/** A public status with a hashtag the owner follows belongs in the owner's home feed. */
 export function tagFollowerRule(owner: RawBuilder<unknown>) {
-  return sql<boolean>`(
-    ${shared(owner)}
-    and s.visibility = 'public'
-    and not exists (select 1 from blocks b where (b.account_id = ${owner} and b.target_account_id = s.account_id)
-                                            or (b.account_id = s.account_id and b.target_account_id = ${owner}))
-    and not exists (select 1 from accounts a join account_domain_blocks d on d.domain = a.domain
-                    where a.id = s.account_id and d.account_id = ${owner})
-  )`;
+  return sql<boolean>`(${shared(owner)} and s.visibility = 'public')`;
 }

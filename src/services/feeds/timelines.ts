@@ -1,12 +1,13 @@
 // Reading timelines: home and list feeds from their materialised entries (querying statuses past a
 // trimmed feed's horizon), and the public and hashtag timelines straight from statuses.
+import { sql } from "kysely";
 import { cutPage, type Page, type PageResult, pagePlan, paginate } from "../../db/paginate.ts";
 import { notFound } from "../../domain/errors.ts";
 import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
-import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
+import { pageWithoutHidden } from "../filters/hidden.ts";
 import { type LiveState, loadFeedPage } from "../statuses/live_state.ts";
-import { statusQuery } from "../visibility.ts";
+import { notMuted, viewerValue, visibleTo } from "../visibility/sql.ts";
 import { ownList } from "./lists.ts";
 import { homeCandidates, listCandidates } from "./maintenance.ts";
 
@@ -38,8 +39,25 @@ async function feedPage(rt: Runtime, feedId: string, ownerId: string, page: Page
   return { items: all, next: more ? all[all.length - 1] : null, prev: all[0], live: null };
 }
 
+/**
+ * A feed page without what the owner's `hide` filters leave out (filters of the home context apply
+ * to lists too, as in Mastodon). The live state read with a page goes with that page alone.
+ */
+async function unhiddenFeedPage(rt: Runtime, feedId: string, ownerId: string, page: Page, older: Older) {
+  let first: FeedPage | null = null;
+  const read = async (p: Page) => {
+    const result = await feedPage(rt, feedId, ownerId, p, older);
+    first ??= result;
+    return result;
+  };
+  const result = await pageWithoutHidden(rt, ownerId, "home", page, read, byId, byId);
+  return { ...result, live: result === first ? (first as FeedPage).live : null };
+}
+
+const byId = (id: string) => id;
+
 export function homeTimeline(rt: Runtime, viewerId: string, page: Page): Promise<FeedPage> {
-  return feedPage(
+  return unhiddenFeedPage(
     rt,
     viewerId,
     viewerId,
@@ -50,7 +68,7 @@ export function homeTimeline(rt: Runtime, viewerId: string, page: Page): Promise
 
 export async function listTimeline(rt: Runtime, viewerId: string, listId: string, page: Page): Promise<FeedPage> {
   const list = await ownList(rt.db, viewerId, listId);
-  return feedPage(
+  return unhiddenFeedPage(
     rt,
     list.id,
     viewerId,
@@ -65,32 +83,25 @@ export interface PublicQuery {
   onlyMedia: boolean;
 }
 
-/** Statuses of the public timelines, leaving out what the viewer blocks or mutes. */
+/**
+ * Statuses of the public timelines: public originals the viewer may see, leaving out silenced
+ * authors and those the viewer mutes.
+ */
 function publicStatuses(rt: Runtime, viewerId: string | null, q: PublicQuery) {
-  let query = statusQuery(rt.db)
+  const viewer = viewerValue(viewerId);
+  let query = rt.db
+    .selectFrom("statuses as s")
+    .innerJoin("accounts as a", "a.id", "s.account_id")
+    .select("s.id")
     .where("s.visibility", "=", "public")
-    .where("s.deleted_at", "is", null)
     .where("s.reblog_of_id", "is", null)
-    .where("a.suspended_at", "is", null)
-    .where("a.silenced_at", "is", null);
+    .where("a.silenced_at", "is", null)
+    .where(visibleTo(viewer, "s"));
+  if (viewer) query = query.where(notMuted(viewer, sql.ref("s.account_id")));
   if (q.local) query = query.where("s.local", "=", true);
   if (q.remote) query = query.where("s.local", "=", false);
   // No media can be attached yet, so no status has any.
   if (q.onlyMedia) query = query.where("s.id", "=", "0");
-  if (viewerId) {
-    query = query
-      .where("s.account_id", "not in", hiddenAccountIds(rt.db, viewerId))
-      .where((eb) =>
-        eb.or([
-          eb("a.domain", "is", null),
-          eb(
-            "a.domain",
-            "not in",
-            eb.selectFrom("account_domain_blocks").select("domain").where("account_id", "=", viewerId),
-          ),
-        ]),
-      );
-  }
   return query;
 }
 
@@ -104,8 +115,21 @@ export async function publicTimeline(
   const query = publicStatuses(rt, viewerId, q).where((eb) =>
     eb.or([eb("s.in_reply_to_id", "is", null), eb("s.in_reply_to_account_id", "=", eb.ref("s.account_id"))]),
   );
-  const result = await paginate(query, "s.id", page);
-  return { ...result, items: result.items.map((r) => r.id) };
+  return publicPage(rt, viewerId, query, page);
+}
+
+/** A page of a public timeline's query, without what the viewer's `hide` filters leave out. */
+function publicPage(
+  rt: Runtime,
+  viewerId: string | null,
+  query: ReturnType<typeof publicStatuses>,
+  page: Page,
+): Promise<PageResult<string>> {
+  const read = async (p: Page) => {
+    const result = await paginate(query, "s.id", p);
+    return { ...result, items: result.items.map((r) => r.id) };
+  };
+  return pageWithoutHidden(rt, viewerId, "public", page, read, byId, byId);
 }
 
 export interface TagQuery extends PublicQuery {
@@ -134,6 +158,5 @@ export async function tagTimeline(
   for (const name of key(q.all)) query = query.where("s.id", "in", tagged([name]));
   const none = key(q.none);
   if (none.length > 0) query = query.where("s.id", "not in", tagged(none));
-  const result = await paginate(query, "s.id", page);
-  return { ...result, items: result.items.map((r) => r.id) };
+  return publicPage(rt, viewerId, query, page);
 }

@@ -7,6 +7,7 @@ import type { Page } from "../../db/paginate.ts";
 import type { NotificationType } from "../../db/schema.ts";
 import { idTime } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
+import { hiddenStatusIds } from "../filters/hidden.ts";
 import { browsable, COLUMNS, lastReadId, type NotificationQuery, type NotificationRow } from "./read.ts";
 
 const GROUPABLE: readonly NotificationType[] = ["favourite", "reblog", "follow"];
@@ -59,7 +60,14 @@ async function representatives(rt: Runtime, recipientId: string, q: GroupQuery, 
       .orderBy("n.id", ascending ? "asc" : "desc")
       .limit(batch)
       .execute();
+    const hidden = await hiddenStatusIds(
+      rt,
+      recipientId,
+      "notifications",
+      rows.map((r) => r.status_id),
+    );
     for (const row of rows) {
+      if (row.status_id !== null && hidden.has(row.status_id)) continue;
       const key = keyOf(row, grouped);
       if (!found.has(key)) found.set(key, row);
       if (found.size === page.limit) break;

@@ -6,6 +6,8 @@ import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { NOTIFICATION_TYPES, type NotificationType } from "../../db/schema.ts";
 import { notFound } from "../../domain/errors.ts";
 import type { Runtime } from "../../runtime.ts";
+import { pageWithoutHidden } from "../filters/hidden.ts";
+import { viewerValue, visibleStatusId } from "../visibility/sql.ts";
 
 export interface NotificationQuery {
   /** Only these types (unknown ones are ignored); all when absent. */
@@ -36,13 +38,19 @@ function requestedTypes(q: NotificationQuery): NotificationType[] | null {
   return types.length === NOTIFICATION_TYPES.length ? null : types;
 }
 
-/** The recipient's notifications a query may show: never those from suspended accounts. */
+/**
+ * The recipient's notifications a query may show: never those from suspended accounts, nor those
+ * about a status the recipient may not see now (whatever clean-up has or has not run since).
+ */
 export function browsable(db: Db, recipientId: string, q: NotificationQuery) {
   let query = db
     .selectFrom("notifications as n")
     .innerJoin("accounts as a", "a.id", "n.from_account_id")
     .where("n.account_id", "=", recipientId)
-    .where("a.suspended_at", "is", null);
+    .where("a.suspended_at", "is", null)
+    .where((eb) =>
+      eb.or([eb("n.status_id", "is", null), visibleStatusId(viewerValue(recipientId), sql.ref("n.status_id"))]),
+    );
   if (q.fromAccountId) query = query.where("n.from_account_id", "=", q.fromAccountId);
   else if (!q.includeFiltered) query = query.where("n.filtered", "=", false);
   const types = requestedTypes(q);
@@ -60,13 +68,22 @@ export const COLUMNS = [
   "n.created_at",
 ] as const;
 
+/** A page of notifications, without those about statuses the recipient's `hide` filters leave out. */
 export function listNotifications(
   rt: Runtime,
   recipientId: string,
   q: NotificationQuery,
   page: Page,
 ): Promise<PageResult<NotificationRow>> {
-  return paginate(browsable(rt.db, recipientId, q).select(COLUMNS), "n.id", page);
+  return pageWithoutHidden(
+    rt,
+    recipientId,
+    "notifications",
+    page,
+    (p) => paginate(browsable(rt.db, recipientId, q).select(COLUMNS), "n.id", p),
+    (n) => n.status_id,
+    (n) => n.id,
+  );
 }
 
 export async function getNotification(rt: Runtime, recipientId: string, id: string): Promise<NotificationRow> {

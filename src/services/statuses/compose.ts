@@ -82,22 +82,36 @@ export async function addMentions(db: Db, statusId: string, accountIds: string[]
     .execute();
 }
 
-/** Replaces an edited status's mentions; returns the accounts mentioned for the first time. */
+/**
+ * Replaces an edited status's mentions; returns the accounts mentioned for the first time. A mention
+ * taken out stays as a silent one (the account keeps access to the status); mentioned again, it
+ * speaks again but notifies nothing new.
+ */
 export async function replaceMentions(db: Db, statusId: string, accountIds: string[]): Promise<string[]> {
-  const existing = new Set(
-    (await db.selectFrom("status_mentions").select("account_id").where("status_id", "=", statusId).execute()).map(
-      (r) => r.account_id,
-    ),
-  );
-  const removed = [...existing].filter((id) => !accountIds.includes(id));
-  if (removed.length > 0) {
+  const existing = await db
+    .selectFrom("status_mentions")
+    .select(["account_id", "silent"])
+    .where("status_id", "=", statusId)
+    .execute();
+  const setSilent = async (ids: string[], silent: boolean) => {
+    if (ids.length === 0) return;
     await db
-      .deleteFrom("status_mentions")
+      .updateTable("status_mentions")
+      .set({ silent })
       .where("status_id", "=", statusId)
-      .where("account_id", "in", removed)
+      .where("account_id", "in", ids)
       .execute();
-  }
-  const added = accountIds.filter((id) => !existing.has(id));
+  };
+  await setSilent(
+    existing.filter((m) => !m.silent && !accountIds.includes(m.account_id)).map((m) => m.account_id),
+    true,
+  );
+  await setSilent(
+    existing.filter((m) => m.silent && accountIds.includes(m.account_id)).map((m) => m.account_id),
+    false,
+  );
+  const known = new Set(existing.map((m) => m.account_id));
+  const added = accountIds.filter((id) => !known.has(id));
   await addMentions(db, statusId, added);
   return added;
 }

@@ -3,11 +3,13 @@
 // written when a direct status is posted; each recipient's when their mention notification is
 // (so blocks, mutes and the notification policy apply to conversations as well). Mastodon's
 // AccountConversation.
+import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
+import { viewerValue, visibleStatusId } from "../visibility/sql.ts";
 
 export interface ConversationRow {
   id: string;
@@ -24,6 +26,7 @@ async function participantsKey(db: Db, status: { id: string; accountId: string }
     .selectFrom("status_mentions")
     .select("account_id")
     .where("status_id", "=", status.id)
+    .where("silent", "=", false)
     .execute();
   const ids = new Set([status.accountId, ...mentions.map((m) => m.account_id)]);
   ids.delete(recipientId);
@@ -118,12 +121,16 @@ export async function deliverToRecipients(db: Db, status: DirectStatus, recipien
   for (const { account_id } of reached) await addToConversation(db, account_id, status);
 }
 
-/** The caller's conversations, the one with the newest status first, paged by that status. */
+/**
+ * The caller's conversations, the one with the newest status first, paged by that status; only those
+ * whose last status the caller may see now.
+ */
 export function listConversations(rt: Runtime, accountId: string, page: Page): Promise<PageResult<ConversationRow>> {
   const query = rt.db
     .selectFrom("account_conversations")
     .select(["id", "participants", "last_status_id", "unread"])
-    .where("account_id", "=", accountId);
+    .where("account_id", "=", accountId)
+    .where(visibleStatusId(viewerValue(accountId), sql.ref("last_status_id")));
   return paginate(query, "last_status_id", page, (row) => row.last_status_id);
 }
 

@@ -5,7 +5,7 @@ import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { userSettings } from "../accounts/preferences.ts";
-import { type StatusRow, visibleStatus } from "../visibility.ts";
+import { type StatusRow, visibleStatus } from "../visibility/load.ts";
 import { checkDraft, type Draft, renderDraft, replaceMentions, replaceTags } from "./compose.ts";
 import { checkPoll, createPoll, type NewPoll } from "./polls.ts";
 import { statusEdited } from "./side_effects.ts";

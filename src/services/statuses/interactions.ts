@@ -6,11 +6,12 @@ import type { Visibility } from "../../db/schema.ts";
 import { forbidden, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
-import { canReblog } from "../../domain/visibility.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
-import { loadStatusRows, type StatusRow, visibleRows, visibleStatus } from "../visibility.ts";
+import { loadStatusRows, type StatusRow, visibleStatus } from "../visibility/load.ts";
+import { canReblog } from "../visibility/rule.ts";
+import { viewerValue, visibleStatusId } from "../visibility/sql.ts";
 import { reblogged, statusFavourited, unfavourited, unreblogged } from "./side_effects.ts";
 
 /** The status an action applies to: the boosted one when given a boost. */
@@ -254,29 +255,11 @@ export async function savedStatuses(
   const result = await paginate(
     rt.db
       .selectFrom(`${table} as x`)
-      .innerJoin("statuses as s", "s.id", "x.status_id")
       .select(["x.id", "x.status_id"])
       .where("x.account_id", "=", viewerId)
-      .where("s.deleted_at", "is", null),
+      .where(visibleStatusId(viewerValue(viewerId), sql.ref("x.status_id"))),
     "x.id",
     page,
   );
-  const rows = await loadStatusRows(
-    rt.db,
-    result.items.map((r) => r.status_id),
-  );
-  const visible = new Set(
-    (
-      await visibleRows(
-        rt,
-        viewerId,
-        result.items.map((r) => rows.get(r.status_id)).filter((r): r is StatusRow => r !== undefined),
-      )
-    ).map((r) => r.id),
-  );
-  return {
-    items: result.items.filter((r) => visible.has(r.status_id)).map((r) => r.status_id),
-    next: result.next,
-    prev: result.prev,
-  };
+  return { ...result, items: result.items.map((r) => r.status_id) };
 }

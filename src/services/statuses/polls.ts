@@ -4,13 +4,13 @@ import type { Selectable } from "kysely";
 import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
 import type { PollsTable } from "../../db/schema.ts";
-import { ApiError, notFound, unprocessable } from "../../domain/errors.ts";
+import { notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { countGraphemes } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { notify } from "../notifications/create.ts";
-import { visibleStatus } from "../visibility.ts";
+import { visibleStatus } from "../visibility/load.ts";
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {
@@ -76,18 +76,13 @@ export async function createPoll(
   return id;
 }
 
-/** The poll of a status the viewer may see; a poll on a non-public status needs a signed-in viewer. */
+/**
+ * The poll of a status the viewer may see, or 404 (as Mastodon answers, so that nobody learns of a
+ * poll they may not see).
+ */
 export async function visiblePoll(rt: Runtime, viewerId: string | null, pollId: string): Promise<Poll> {
   const poll = await rt.db.selectFrom("polls").selectAll().where("id", "=", pollId).executeTakeFirst();
   if (!poll) throw notFound();
-  const status = await rt.db
-    .selectFrom("statuses")
-    .select("visibility")
-    .where("id", "=", poll.status_id)
-    .executeTakeFirst();
-  if (status && status.visibility !== "public" && viewerId === null) {
-    throw new ApiError(401, "The access token is invalid");
-  }
   await visibleStatus(rt, viewerId, poll.status_id);
   return poll;
 }

@@ -6,7 +6,7 @@ import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { userSettings } from "../accounts/preferences.ts";
-import { visibleStatus } from "../visibility.ts";
+import { visibleStatus } from "../visibility/load.ts";
 import { addMentions, addTags, checkDraft, chosenVisibility, type Draft, renderDraft } from "./compose.ts";
 import { checkPoll, createPoll, type NewPoll } from "./polls.ts";
 import { statusPosted } from "./side_effects.ts";

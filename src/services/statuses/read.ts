@@ -3,8 +3,10 @@ import { sql } from "kysely";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
+import { hiddenStatusIds, pageWithoutHidden } from "../filters/hidden.ts";
 import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
-import { loadStatusRows, type StatusRow, statusQuery, toStatusRow, visibleRows, visibleStatus } from "../visibility.ts";
+import { loadStatusRows, type StatusRow, visibleRows, visibleStatus } from "../visibility/load.ts";
+import { viewerValue, visibleTo } from "../visibility/sql.ts";
 
 /** The ones the viewer may see, in the order asked. */
 export async function visibleIds(rt: Runtime, viewerId: string | null, ids: string[]): Promise<string[]> {
@@ -43,9 +45,10 @@ export async function threadContext(rt: Runtime, viewerId: string | null, id: st
     : new Set<string>();
   const keep = async (ids: string[]) => {
     const rows = await loadStatusRows(rt.db, ids);
+    const filtered = await hiddenStatusIds(rt, viewerId, "thread", ids);
     const present = ids
       .map((i) => rows.get(i))
-      .filter((r): r is StatusRow => r !== undefined && !hidden.has(r.account_id));
+      .filter((r): r is StatusRow => r !== undefined && !hidden.has(r.account_id) && !filtered.has(r.id));
     return visibleRows(rt, viewerId, present);
   };
   const ancestors = (await keep(up.rows.map((r) => String(r.id)))).map((r) => r.id);
@@ -93,39 +96,11 @@ export async function accountStatuses(
   if (!author || author.suspended_at) return empty;
   // No media can be attached yet, so no status has any.
   if (q.onlyMedia) return empty;
-  let query = statusQuery(rt.db).where("s.account_id", "=", accountId).where("s.deleted_at", "is", null);
-  if (viewerId !== accountId) {
-    if (viewerId) {
-      const blocked = await rt.db
-        .selectFrom("blocks")
-        .select("id")
-        .where((eb) =>
-          eb.or([
-            eb.and([eb("account_id", "=", viewerId), eb("target_account_id", "=", accountId)]),
-            eb.and([eb("account_id", "=", accountId), eb("target_account_id", "=", viewerId)]),
-          ]),
-        )
-        .executeTakeFirst();
-      if (blocked) return empty;
-    }
-    const following = viewerId
-      ? await rt.db
-          .selectFrom("follows")
-          .select("id")
-          .where("account_id", "=", viewerId)
-          .where("target_account_id", "=", accountId)
-          .executeTakeFirst()
-      : undefined;
-    query = query.where((eb) => {
-      const open = [eb("s.visibility", "in", following ? ["public", "unlisted", "private"] : ["public", "unlisted"])];
-      if (viewerId) {
-        open.push(
-          eb("s.id", "in", eb.selectFrom("status_mentions").select("status_id").where("account_id", "=", viewerId)),
-        );
-      }
-      return eb.or(open);
-    });
-  }
+  let query = rt.db
+    .selectFrom("statuses as s")
+    .select("s.id")
+    .where("s.account_id", "=", accountId)
+    .where(visibleTo(viewerValue(viewerId), "s"));
   if (q.excludeReblogs) query = query.where("s.reblog_of_id", "is", null);
   if (q.excludeReplies) {
     // A reply in one's own thread still counts as one's own post.
@@ -143,14 +118,12 @@ export async function accountStatuses(
         .where("t.name", "=", name),
     );
   }
-  const result = await paginate(query, "s.id", page);
-  // Boosts of statuses the viewer may not see drop out here.
-  const visible = new Set((await visibleRows(rt, viewerId, result.items.map(toStatusRow))).map((r) => r.id));
-  return {
-    items: result.items.filter((r) => visible.has(r.id)).map((r) => r.id),
-    next: result.next,
-    prev: result.prev,
+  const read = async (p: Page) => {
+    const result = await paginate(query, "s.id", p);
+    return { ...result, items: result.items.map((r) => r.id) };
   };
+  const byId = (id: string) => id;
+  return pageWithoutHidden(rt, viewerId, "account", page, read, byId, byId);
 }
 
 /** The account's pinned statuses, most recently pinned first. */
@@ -161,9 +134,11 @@ export async function pinnedStatuses(rt: Runtime, viewerId: string | null, accou
     .where("account_id", "=", accountId)
     .orderBy("id", "desc")
     .execute();
+  const ids = pins.map((p) => p.status_id);
+  const hidden = await hiddenStatusIds(rt, viewerId, "account", ids);
   return visibleIds(
     rt,
     viewerId,
-    pins.map((p) => p.status_id),
+    ids.filter((id) => !hidden.has(id)),
   );
 }

@@ -6,6 +6,7 @@ import { notFound } from "../../domain/errors.ts";
 import { idFloor, idTime, newId } from "../../domain/ids.ts";
 import { isValidHashtag, normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
+import { visibleTo } from "../visibility/sql.ts";
 
 export type Tag = Selectable<TagsTable>;
 
@@ -43,8 +44,8 @@ export async function tagHistory(rt: Runtime, tagIds: string[]): Promise<Map<str
           .select(["st.tag_id", "s.id", "s.account_id"])
           .where("st.tag_id", "in", tagIds)
           .where("s.id", ">=", idFloor(since))
-          .where("s.deleted_at", "is", null)
-          .where("s.visibility", "in", ["public", "unlisted"])
+          // Counted as anyone may see them.
+          .where(visibleTo(null, "s"))
           .execute();
   const out = new Map<string, TagDay[]>();
   for (const tagId of tagIds) {

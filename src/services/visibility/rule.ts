@@ -1,6 +1,8 @@
-// Who may see a status. Every read path decides with this one rule: timelines, threads, lists of
-// favourites and bookmarks, notifications, search, streaming and federation.
-import type { Visibility } from "../db/schema.ts";
+// Who may see a status, decided for one status and one viewer, without I/O. This is the rule; the
+// SQL predicates of every list (sql.ts) say the same thing, and a property test holds them to it.
+// Mutes are not part of it: a muted account's statuses still open, they only stay out of feeds and
+// notifications (sql.ts keeps that rule apart, as `notMuted`).
+import type { Visibility } from "../../db/schema.ts";
 
 export interface VisibleStatus {
   id: string;
@@ -21,7 +23,7 @@ export interface Viewer {
   blocked: ReadonlySet<string>;
   /** Domains the viewer blocks. */
   blockedDomains: ReadonlySet<string>;
-  /** Statuses that mention the viewer. */
+  /** Statuses that mention the viewer, silently (after an edit took the mention out) or not. */
   mentionedIn: ReadonlySet<string>;
 }
 
@@ -47,6 +49,19 @@ export function canSee(status: VisibleStatus, viewer: Viewer): boolean {
     case "direct":
       return viewer.mentionedIn.has(status.id);
   }
+}
+
+/**
+ * Whether the viewer may see a status that may be a boost: a boost shows when both it and the
+ * boosted status (`original`, undefined when it is gone) may be seen.
+ */
+export function canSeeWithBoost(
+  status: VisibleStatus & { reblog_of_id: string | null },
+  original: VisibleStatus | undefined,
+  viewer: Viewer,
+): boolean {
+  if (!canSee(status, viewer)) return false;
+  return status.reblog_of_id === null || (original !== undefined && canSee(original, viewer));
 }
 
 /** Public and unlisted statuses may be boosted; private ones only by their author (as private). */

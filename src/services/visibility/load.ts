@@ -1,10 +1,11 @@
-// Loading what the visibility rule needs for a batch of statuses: one query per relation kind.
+// Loading what the visibility rule (rule.ts) needs for a batch of statuses, one query per relation
+// kind, and deciding with it: for single statuses and the short lists decided in memory.
 import type { Selectable } from "kysely";
-import type { Db } from "../db/index.ts";
-import type { StatusesTable } from "../db/schema.ts";
-import { notFound } from "../domain/errors.ts";
-import { ANONYMOUS, canSee, type Viewer, type VisibleStatus } from "../domain/visibility.ts";
-import type { Runtime } from "../runtime.ts";
+import type { Db } from "../../db/index.ts";
+import type { StatusesTable } from "../../db/schema.ts";
+import { notFound } from "../../domain/errors.ts";
+import type { Runtime } from "../../runtime.ts";
+import { ANONYMOUS, canSeeWithBoost, type Viewer, type VisibleStatus } from "./rule.ts";
 
 export type StatusRow = Selectable<StatusesTable> & { author_domain: string | null; author_suspended: boolean };
 
@@ -92,12 +93,7 @@ export async function visibleRows(rt: Runtime, viewerId: string | null, rows: St
     rows.map((r) => r.reblog_of_id).filter((id): id is string => id !== null),
   );
   const viewer = await viewerFor(rt, viewerId, [...rows, ...originals.values()]);
-  return rows.filter((r) => {
-    if (!canSee(r, viewer)) return false;
-    if (r.reblog_of_id === null) return true;
-    const original = originals.get(r.reblog_of_id);
-    return original !== undefined && canSee(original, viewer);
-  });
+  return rows.filter((r) => canSeeWithBoost(r, r.reblog_of_id ? originals.get(r.reblog_of_id) : undefined, viewer));
 }
 
 /** A status the viewer may see, or 404 — whether it exists or not. */

@@ -1,0 +1,76 @@
+// The visibility rule of rule.ts as SQL conditions, for the read paths that list statuses in the
+// database (feeds and their fan-out, public and hashtag timelines, account statuses, notifications,
+// conversations, favourites and bookmarks): each composes these rather than writing its own, and a
+// property test checks that they list exactly what canSee allows. `visibleTo` binds no values of
+// its own besides the viewer, so a read path may splice it into SQL it keeps as text.
+//
+// `viewer` is an SQL expression giving the viewer's account id (a bound value, or a column when one
+// statement decides for many owners), or null for an anonymous reader; `status` is the alias of a
+// `statuses` row in the enclosing query.
+import { type RawBuilder, sql } from "kysely";
+import { unexpired } from "../../db/expiry.ts";
+
+type Expr = RawBuilder<unknown>;
+
+/** The viewer blocks `account`, or `account` blocks the viewer. */
+export function blockedEitherWay(viewer: Expr, account: Expr) {
+  return sql<boolean>`(exists (select 1 from blocks vb where vb.account_id = ${viewer} and vb.target_account_id = ${account})
+    or exists (select 1 from blocks vb where vb.account_id = ${account} and vb.target_account_id = ${viewer}))`;
+}
+
+/**
+ * The status itself (not what it boosts) is one the viewer may see: live, by an author who is not
+ * suspended, blocked either way or on a domain the viewer blocks, and addressed to the viewer
+ * (public, unlisted, private to a follower, or mentioning the viewer, silently or not).
+ * `depth` keeps the aliases of a nested check apart from the enclosing one's.
+ *
+ * Where the viewer is a bound value, whether they block anyone (or are blocked, or block a domain)
+ * is asked once per statement, not per status: most viewers have none, and the home timeline then
+ * pays for none of those checks.
+ */
+function statusItself(viewer: Expr | null, status: string, depth: number) {
+  const s = sql.raw(status);
+  const author = sql.raw(`va${depth}`);
+  const domainBlocked = viewer
+    ? sql`and (${author}.domain is null
+        or not exists (select 1 from account_domain_blocks where account_id = ${viewer})
+        or not exists (select 1 from account_domain_blocks vd where vd.account_id = ${viewer} and vd.domain = ${author}.domain))`
+    : sql``;
+  const live = sql`${s}.deleted_at is null and exists (
+    select 1 from accounts ${author} where ${author}.id = ${s}.account_id and ${author}.suspended_at is null ${domainBlocked})`;
+  if (!viewer) return sql<boolean>`(${live} and ${s}.visibility in ('public', 'unlisted'))`;
+  const blocksNobody = sql`(not exists (select 1 from blocks where account_id = ${viewer})
+    and not exists (select 1 from blocks where target_account_id = ${viewer}))`;
+  return sql<boolean>`(${live} and (${s}.account_id = ${viewer} or (
+    (${s}.visibility in ('public', 'unlisted')
+     or (${s}.visibility = 'private' and exists (
+           select 1 from follows vf where vf.account_id = ${viewer} and vf.target_account_id = ${s}.account_id))
+     or exists (select 1 from status_mentions vm where vm.status_id = ${s}.id and vm.account_id = ${viewer}))
+    and (${blocksNobody} or not ${blockedEitherWay(viewer, sql.ref(`${status}.account_id`))}))))`;
+}
+
+/** The viewer may see `status`: it and, for a boost, the boosted status (canSee for both). */
+export function visibleTo(viewer: Expr | null, status = "s") {
+  const s = sql.raw(status);
+  return sql<boolean>`(${statusItself(viewer, status, 0)} and (${s}.reblog_of_id is null or exists (
+    select 1 from statuses vo where vo.id = ${s}.reblog_of_id and ${statusItself(viewer, "vo", 1)})))`;
+}
+
+/** The status with id `statusId` (an expression) is one the viewer may see. */
+export function visibleStatusId(viewer: Expr | null, statusId: Expr) {
+  return sql<boolean>`exists (select 1 from statuses vs where vs.id = ${statusId} and ${visibleTo(viewer, "vs")})`;
+}
+
+/**
+ * The viewer does not mute `account` (a timed mute counts until it ends). This is not visibility: a
+ * muted account's statuses still open; feeds and notifications leave them out.
+ */
+export function notMuted(viewer: Expr, account: Expr) {
+  return sql<boolean>`not exists (select 1 from mutes vmu where vmu.account_id = ${viewer} and vmu.target_account_id = ${account}
+    and ${unexpired("vmu.expires_at")})`;
+}
+
+/** The viewer as an expression: their id as a bound value, or null for an anonymous reader. */
+export function viewerValue(viewerId: string | null): Expr | null {
+  return viewerId === null ? null : sql`${viewerId}`;
+}
