@@ -6,6 +6,7 @@ import { resolveAuth } from "./api/auth.ts";
 import { mediaFiles, publicFiles } from "./api/files.ts";
 import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
 import type { AppEnv } from "./api/hono.ts";
+import { apiRateLimits } from "./api/rate_limits.ts";
 import { routers } from "./api/routes.ts";
 import { ApiError } from "./domain/errors.ts";
 import { logger } from "./log.ts";
@@ -44,6 +45,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   });
 
   app.use("/api/*", resolveAuth);
+  app.use("/api/*", apiRateLimits(rt));
   app.use("/oauth/userinfo", resolveAuth);
 
   app.use("/system/*", mediaFiles(rt));
