@@ -263,3 +263,34 @@ test("defaults are Mastodon's", async () => {
     deletes: 30,
   });
 });
+
+test("precision: threads counting into one store let through at most 1% of the limit each beyond it", async () => {
+  const { WindowCounters } = await import("../src/services/window_counters.ts");
+  // A shared store that answers after a delay, as a database or Redis does.
+  const totals = new Map<string, number>();
+  const store = {
+    async add(key: string, n: number, resetAt: Date) {
+      await new Promise((r) => setTimeout(r, 1));
+      const name = `${key}:${resetAt.getTime()}`;
+      const total = (totals.get(name) ?? 0) + n;
+      totals.set(name, total);
+      return total;
+    },
+    async close() {},
+  };
+  await clearOfWindowEnd();
+  const threads = [new WindowCounters(store), new WindowCounters(store), new WindowCounters(store)];
+  let allowed = 0;
+  // Each thread serves 20 requests at a time, 1,500 in all: twice the limit.
+  for (let round = 0; round < 25; round++) {
+    const answers = await Promise.all(threads.flatMap((t) => Array.from({ length: 20 }, () => t.hit("key", 700, 300))));
+    allowed += answers.filter((a) => a.allowed).length;
+  }
+  const batch = 7;
+  assert.ok(allowed >= 700 && allowed <= 700 + threads.length * batch, `${allowed} allowed`);
+
+  const alone = new WindowCounters(store);
+  let aloneAllowed = 0;
+  for (let i = 0; i < 900; i++) if ((await alone.hit("alone", 700, 300)).allowed) aloneAllowed++;
+  assert.equal(aloneAllowed, 700, "one thread is exact");
+});

@@ -66,8 +66,18 @@ function throttles(limits: RateLimits): Throttle[] {
   ];
 }
 
-/** Mastodon writes the reset instant with microseconds. */
-const resetHeader = (at: Date) => at.toISOString().replace(/Z$/, "000Z");
+/** Mastodon writes the reset instant with microseconds. Few instants recur, so each is written once. */
+const resetTexts = new Map<number, string>();
+function resetHeader(at: Date): string {
+  const time = at.getTime();
+  let text = resetTexts.get(time);
+  if (text === undefined) {
+    if (resetTexts.size >= 16) resetTexts.clear();
+    text = at.toISOString().replace(/Z$/, "000Z");
+    resetTexts.set(time, text);
+  }
+  return text;
+}
 
 function setHeaders(c: Ctx, count: WindowCount): void {
   c.header("X-RateLimit-Limit", String(count.limit));
