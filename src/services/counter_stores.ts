@@ -12,13 +12,29 @@ export interface CounterStore {
   close(): Promise<void>;
 }
 
+/** Every address and token seen leaves a row; rows of ended windows go once an hour. */
+const PRUNE_MS = 3_600_000;
+
 export function databaseCounters(db: Db): CounterStore {
+  let nextPrune = Date.now() + PRUNE_MS;
   return {
     async add(key, n, resetAt) {
+      if (Date.now() >= nextPrune) {
+        nextPrune = Date.now() + PRUNE_MS;
+        void deleteEnded(db);
+      }
       return (await addToCounter(db, key, n, resetAt)).count;
     },
     async close() {},
   };
+}
+
+async function deleteEnded(db: Db): Promise<void> {
+  try {
+    await db.deleteFrom("rate_limits").where("reset_at", "<=", new Date()).execute();
+  } catch (error) {
+    logger("rate-limits").warn("Ended rate-limit counters not deleted: {error}", { error: String(error) });
+  }
 }
 
 /** One key per window, expiring with it: a late write to an ended window touches nothing current. */
