@@ -1,7 +1,9 @@
 // The timeline benchmark (`npm run bench`): on SQLite and, when reachable, on PostgreSQL (over TCP
 // and over its Unix socket).
 //  1. GET /api/v1/timelines/home?limit=20 with 50 connections for 20 s, next to a bare node:http
-//     hello world measured the same way;
+//     hello world measured the same way; on a server whose rate limiter counts every request (its
+//     limits raised so that it refuses none) and on one with it turned off, in turns, to show what
+//     it costs;
 //  2. POST /api/v1/statuses by an account with 10,000 local followers, 200 posts at 3 a second (so
 //     that the p99 is not merely the slowest), measuring each post's latency and how long until the
 //     status is in all 10,000 home feeds.
@@ -45,6 +47,9 @@ const PG_TARGETS: { label: string; admin: string }[] = process.env.BENCH_PG_URL
 const ONLY = process.env.BENCH_ONLY;
 /** A directory: the server writes a CPU profile there (`--cpu-prof`). */
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+
+/** Mastodon's limits would refuse the load within a second; raised, every request is still counted. */
+const RAISED_RATE_LIMITS = { RATE_LIMIT_PER_TOKEN: "1000000000", RATE_LIMIT_PER_ACCOUNT: "1000000000" };
 
 const log = (line: string) => console.error(`  ${line}`);
 
@@ -103,10 +108,14 @@ interface Load {
   errors: number;
 }
 
-async function load(url: string, headers: Record<string, string> = {}): Promise<Load> {
+async function load(
+  url: string,
+  headers: Record<string, string> = {},
+  { warmUp = true, duration = DURATION } = {},
+): Promise<Load> {
   const r = await onLastCore(async () => {
-    await autocannon({ url, connections: CONNECTIONS, duration: 3, headers });
-    return autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+    if (warmUp) await autocannon({ url, connections: CONNECTIONS, duration: 3, headers });
+    return autocannon({ url, connections: CONNECTIONS, duration, headers });
   });
   return {
     rps: Math.round(r.requests.average),
@@ -127,6 +136,30 @@ async function baseline(): Promise<Load> {
   }
 }
 
+/**
+ * The home timeline on two servers in turns, a slice of the duration at a time, so that the
+ * machine's changing speed weighs on both alike; the slices' figures are averaged.
+ */
+async function alternate(urls: [string, string], headers: Record<string, string>): Promise<[Load, Load]> {
+  const slices = 4;
+  const runs: [Load[], Load[]] = [[], []];
+  for (let i = 0; i < slices; i++) {
+    for (const side of [0, 1] as const) {
+      runs[side].push(await load(urls[side], headers, { warmUp: i === 0, duration: DURATION / slices }));
+    }
+    log(`turn ${i + 1}: ${runs[0][i].rps} / ${runs[1][i].rps} requests/s`);
+  }
+  const mean = (loads: Load[], pick: (l: Load) => number) =>
+    Math.round((loads.reduce((sum, l) => sum + pick(l), 0) / loads.length) * 10) / 10;
+  const combine = (loads: Load[]): Load => ({
+    rps: Math.round(mean(loads, (l) => l.rps)),
+    p50: mean(loads, (l) => l.p50),
+    p99: mean(loads, (l) => l.p99),
+    errors: loads.reduce((sum, l) => sum + l.errors, 0),
+  });
+  return [combine(runs[0]), combine(runs[1])];
+}
+
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -135,6 +168,7 @@ function percentile(values: number[], p: number): number {
 interface Result {
   dialect: string;
   home: Load;
+  homeUnlimited: Load;
   post: { p50: number; p99: number; max: number; fanoutMax: number; fanoutP99: number };
 }
 
@@ -155,20 +189,40 @@ async function benchDialect(dialect: string, databaseUrl: string, dataDir: strin
   const seeded = await seed(rt, log);
   log(`seeded in ${Math.round((Date.now() - started) / 1000)} s`);
 
-  const server: ChildProcess = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
-    env: { ...process.env, ...env },
-    stdio: "inherit",
-    execArgv: PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [],
-  });
+  // Two servers on the one database: the rate limiter counting every request (its limits raised
+  // so that it refuses none), and the rate limiter turned off.
+  const start = async (serverPort: number, extra: Record<string, string>): Promise<ChildProcess> => {
+    const child = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
+      env: { ...process.env, ...env, PORT: String(serverPort), ...extra },
+      stdio: "inherit",
+      execArgv: PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+    });
+    await waitFor(`http://127.0.0.1:${serverPort}/api/v2/instance`);
+    return child;
+  };
+  const stop = async (child: ChildProcess | null) => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+  };
+  const unlimitedPort = await freePort();
+  let server: ChildProcess | null = null;
+  let unlimited: ChildProcess | null = null;
   try {
+    server = await start(port, RAISED_RATE_LIMITS);
+    unlimited = await start(unlimitedPort, { RATE_LIMITS: "off" });
     const base = `http://127.0.0.1:${port}`;
-    await waitFor(`${base}/api/v2/instance`);
     const auth = { authorization: `Bearer ${seeded.readerToken}` };
     const check = await (await fetch(`${base}/api/v1/timelines/home?limit=20`, { headers: auth })).json();
     if (!Array.isArray(check) || check.length !== 20)
       throw new Error(`home timeline: ${JSON.stringify(check).slice(0, 200)}`);
-    log("GET /api/v1/timelines/home…");
-    const home = await load(`${base}/api/v1/timelines/home?limit=20`, auth);
+    log("GET /api/v1/timelines/home, rate limits on and off in turns…");
+    const path = "/api/v1/timelines/home?limit=20";
+    const [home, homeUnlimited] = await alternate([`${base}${path}`, `http://127.0.0.1:${unlimitedPort}${path}`], auth);
+    log(`on: ${home.rps} requests/s, p50 ${home.p50} ms, p99 ${home.p99} ms (hello world: ${hello.rps})`);
+    log(`off: ${homeUnlimited.rps} requests/s, p50 ${homeUnlimited.p50} ms, p99 ${homeUnlimited.p99} ms`);
+    if (home.errors > 0) throw new Error(`home timeline: ${home.errors} errors (refused by the rate limiter?)`);
+    await stop(unlimited);
 
     log(`POST /api/v1/statuses to ${SEED.posterFollowers} followers…`);
     const latencies: number[] = [];
@@ -254,6 +308,7 @@ async function benchDialect(dialect: string, databaseUrl: string, dataDir: strin
     return {
       dialect,
       home,
+      homeUnlimited,
       post: {
         p50: Math.round(percentile(latencies, 50) * 10) / 10,
         p99: Math.round(percentile(latencies, 99) * 10) / 10,
@@ -263,8 +318,8 @@ async function benchDialect(dialect: string, databaseUrl: string, dataDir: strin
       },
     };
   } finally {
-    server.kill("SIGTERM");
-    await new Promise((r) => server.once("exit", r));
+    await stop(server);
+    await stop(unlimited);
     await rt.close();
   }
 }
@@ -321,13 +376,16 @@ for (const target of ONLY === "sqlite" ? [] : PG_TARGETS) {
 }
 
 const lines = [
-  `Home timeline: GET /api/v1/timelines/home?limit=20, ${CONNECTIONS} connections, ${DURATION} s` +
+  `Home timeline: GET /api/v1/timelines/home?limit=20, ${CONNECTIONS} connections, ${DURATION} s per server in turns` +
     ` (${SEED.authors * SEED.statusesPerAuthor} statuses, reader follows ${SEED.readerFollows} of ${SEED.authors} authors)`,
   "",
   "| server | requests/s | p50 ms | p99 ms | errors |",
   "|---|---|---|---|---|",
   `| node:http hello world | ${hello.rps} | ${hello.p50} | ${hello.p99} | ${hello.errors} |`,
-  ...results.map((r) => `| Rookery, ${r.dialect} | ${r.home.rps} | ${r.home.p50} | ${r.home.p99} | ${r.home.errors} |`),
+  ...results.flatMap((r) => [
+    `| Rookery, ${r.dialect} | ${r.home.rps} | ${r.home.p50} | ${r.home.p99} | ${r.home.errors} |`,
+    `| Rookery, ${r.dialect}, rate limits off | ${r.homeUnlimited.rps} | ${r.homeUnlimited.p50} | ${r.homeUnlimited.p99} | ${r.homeUnlimited.errors} |`,
+  ]),
   "",
   `Posting: POST /api/v1/statuses by an account with ${SEED.posterFollowers} local followers, ${POSTS} posts at ${POSTS_PER_SECOND}/s`,
   "",

@@ -5,6 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { resolveAuth } from "./api/auth.ts";
 import { mediaFiles, publicFiles } from "./api/files.ts";
 import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
+import { apiRateLimits } from "./api/rate_limits.ts";
 import { routers } from "./api/routes.ts";
 import { ApiError } from "./domain/errors.ts";
 import type { AppEnv, Ctx } from "./http/hono.ts";
@@ -54,6 +55,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
 
   app.use(refuseNulInUrl);
   app.use("/api/*", resolveAuth);
+  app.use("/api/*", apiRateLimits(rt));
   app.use("/oauth/userinfo", resolveAuth);
 
   app.use("/system/*", mediaFiles(rt));

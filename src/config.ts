@@ -40,6 +40,7 @@ export interface Config {
   showDomainBlocks: "disabled" | "users" | "all";
   sourceUrl: string;
   limits: Limits;
+  rateLimits: RateLimits;
   smtp: { url: string; from: string } | null;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
 }
@@ -64,6 +65,22 @@ export interface Limits {
   profileFieldChars: number;
   pinnedStatuses: number;
   featuredTags: number;
+}
+
+/** The API's request limits (Mastodon's throttles); each counts requests per fixed window. */
+export interface RateLimits {
+  enabled: boolean;
+  /** Whether requests from this machine (127.0.0.1, ::1) skip the limits, as Mastodon lets them. */
+  exemptLoopback: boolean;
+  /** Per token, per account (all its tokens) and per address (requests without a user), every 5 minutes. */
+  perToken: number;
+  perAccount: number;
+  perAddress: number;
+  /** Requests for older or newer pages (`max_id`, `min_id`, `since_id`, `page`), every 15 minutes. */
+  paging: number;
+  /** Media uploads and status deletions (with unreblogs) per account, every 30 minutes. */
+  media: number;
+  deletes: number;
 }
 
 export class ConfigError extends Error {}
@@ -143,6 +160,14 @@ const schema = {
   MAX_VIDEO_SIZE: int(1).default(99 * 1024 * 1024),
   MAX_BIO_CHARS: int(1).default(500),
   MAX_PROFILE_FIELDS: int(0, 50).default(4),
+  RATE_LIMITS: bool.default(true),
+  RATE_LIMIT_LOOPBACK: z.enum(["counted", "exempt"]).default("counted"),
+  RATE_LIMIT_PER_TOKEN: int(1).default(300),
+  RATE_LIMIT_PER_ACCOUNT: int(1).default(1500),
+  RATE_LIMIT_PER_ADDRESS: int(1).default(300),
+  RATE_LIMIT_PAGING: int(1).default(300),
+  RATE_LIMIT_MEDIA: int(1).default(30),
+  RATE_LIMIT_DELETES: int(1).default(30),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
@@ -234,6 +259,16 @@ export function loadConfig(env: Env = process.env): Config {
       profileFieldChars: 255,
       pinnedStatuses: 5,
       featuredTags: 10,
+    },
+    rateLimits: {
+      enabled: v.RATE_LIMITS as boolean,
+      exemptLoopback: v.RATE_LIMIT_LOOPBACK === "exempt",
+      perToken: v.RATE_LIMIT_PER_TOKEN as number,
+      perAccount: v.RATE_LIMIT_PER_ACCOUNT as number,
+      perAddress: v.RATE_LIMIT_PER_ADDRESS as number,
+      paging: v.RATE_LIMIT_PAGING as number,
+      media: v.RATE_LIMIT_MEDIA as number,
+      deletes: v.RATE_LIMIT_DELETES as number,
     },
     smtp: v.SMTP_URL ? { url: v.SMTP_URL as string, from: v.SMTP_FROM as string } : null,
     logLevel: v.LOG_LEVEL as Config["logLevel"],

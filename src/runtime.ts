@@ -4,6 +4,7 @@
 import { type Config, ensureSecret } from "./config.ts";
 import { type Db, type Dialect, migrate, type OpenOptions, openDatabase } from "./db/index.ts";
 import { Queue } from "./jobs/queue.ts";
+import { type CounterStore, databaseCounters, redisCounters } from "./services/counter_stores.ts";
 import { type Bus, memoryBus, redisBus } from "./streaming/bus.ts";
 
 export interface Runtime {
@@ -12,6 +13,8 @@ export interface Runtime {
   dialect: Dialect;
   bus: Bus;
   queue: Queue;
+  /** The API's rate-limit counters, shared by every thread and process. */
+  counters: CounterStore;
   close(): Promise<void>;
 }
 
@@ -32,15 +35,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const namespace = `rookery:${withSecret.localDomain}`;
   const bus = withSecret.redisUrl ? redisBus(withSecret.redisUrl, namespace) : memoryBus(namespace);
   const queue = new Queue(connection.db, connection.dialect, withSecret.databaseUrl, bus);
+  const counters = withSecret.redisUrl
+    ? redisCounters(withSecret.redisUrl, namespace)
+    : databaseCounters(connection.db);
   return {
     config: withSecret,
     db: connection.db,
     dialect: connection.dialect,
     bus,
     queue,
+    counters,
     async close() {
       await queue.stop();
       await bus.close();
+      await counters.close();
       await connection.close();
     },
   };

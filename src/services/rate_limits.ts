@@ -1,4 +1,6 @@
-// Fixed-window counters in the database, so every process shares them (sign-ins, sign-ups).
+// Fixed-window counters in the database, so every process shares them (sign-ins, sign-ups, and
+// the API's limits when there is no Redis).
+import type { Db } from "../db/index.ts";
 import type { Runtime } from "../runtime.ts";
 
 export interface Limit {
@@ -16,35 +18,42 @@ export interface LimitState {
 
 /** Counts one request under `key`; `allowed` is false once the window's allowance is spent. */
 export async function hit(rt: Runtime, key: string, { limit, windowSeconds }: Limit): Promise<LimitState> {
-  const now = new Date();
-  const fresh = new Date(now.getTime() + windowSeconds * 1000);
-  const row = await rt.db
-    .insertInto("rate_limits")
-    .values({ key, count: 1, reset_at: fresh })
-    .onConflict((oc) =>
-      oc.column("key").doUpdateSet((eb) => ({
-        count: eb
-          .case()
-          .when("rate_limits.reset_at", "<=", now)
-          .then(1)
-          .else(eb("rate_limits.count", "+", 1))
-          .end(),
-        reset_at: eb
-          .case()
-          .when("rate_limits.reset_at", "<=", now)
-          .then(fresh)
-          .else(eb.ref("rate_limits.reset_at"))
-          .end(),
-      })),
-    )
-    .returning(["count", "reset_at"])
-    .executeTakeFirstOrThrow();
+  const row = await addToCounter(rt.db, key, 1, new Date(Date.now() + windowSeconds * 1000));
   return {
     allowed: row.count <= limit,
     remaining: Math.max(0, limit - row.count),
     resetAt: row.reset_at,
     limit,
   };
+}
+
+/**
+ * Adds `n` to the counter under `key` and returns its total. A counter whose window has ended
+ * starts again from `n`, with a window ending at `resetAt`.
+ */
+export async function addToCounter(db: Db, key: string, n: number, resetAt: Date) {
+  const now = new Date();
+  return db
+    .insertInto("rate_limits")
+    .values({ key, count: n, reset_at: resetAt })
+    .onConflict((oc) =>
+      oc.column("key").doUpdateSet((eb) => ({
+        count: eb
+          .case()
+          .when("rate_limits.reset_at", "<=", now)
+          .then(n)
+          .else(eb("rate_limits.count", "+", n))
+          .end(),
+        reset_at: eb
+          .case()
+          .when("rate_limits.reset_at", "<=", now)
+          .then(resetAt)
+          .else(eb.ref("rate_limits.reset_at"))
+          .end(),
+      })),
+    )
+    .returning(["count", "reset_at"])
+    .executeTakeFirstOrThrow();
 }
 
 /** Forgets a key (a successful sign-in clears the failures counted against an email). */
