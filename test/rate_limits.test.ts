@@ -101,8 +101,8 @@ test("per address without a user; preflights are not counted; a proxied address 
   });
   assert.equal(preflight.status, 204);
   assert.deepEqual(limitOf(await server.get("/api/v1/timelines/public")), [200, "3", "2"]);
-  // An invalid token leaves the caller anonymous: counted by address.
-  assert.deepEqual(limitOf(await server.get("/api/v1/timelines/public", { token: "not-a-token" })), [200, "3", "1"]);
+  // An invalid token is refused, and counted by address as no user stands behind it.
+  assert.deepEqual(limitOf(await server.get("/api/v1/timelines/public", { token: "not-a-token" })), [401, "3", "1"]);
   assert.deepEqual(limitOf(await server.get("/api/v2/instance")), [200, "3", "0"]);
   const refused = await server.get("/api/v1/timelines/public");
   assert.deepEqual(limitOf(refused), [429, "3", "0"]);
