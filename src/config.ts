@@ -43,6 +43,8 @@ export interface Config {
   rateLimits: RateLimits;
   smtp: { url: string; from: string } | null;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Whether outgoing requests may use plain http and reach private, loopback and link-local addresses. */
+  allowPrivateAddresses: boolean;
 }
 
 export interface Limits {
@@ -174,6 +176,7 @@ const schema = {
     .optional(),
   SMTP_FROM: z.string().optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  ALLOW_PRIVATE_ADDRESSES: bool.default(false),
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -272,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     smtp: v.SMTP_URL ? { url: v.SMTP_URL as string, from: v.SMTP_FROM as string } : null,
     logLevel: v.LOG_LEVEL as Config["logLevel"],
+    allowPrivateAddresses: v.ALLOW_PRIVATE_ADDRESSES as boolean,
   };
 }
 
