@@ -28,6 +28,7 @@ import { notificationRequests } from "./v1/notification_requests.ts";
 import { notifications } from "./v1/notifications.ts";
 import { polls } from "./v1/polls.ts";
 import { preferences } from "./v1/preferences.ts";
+import { push } from "./v1/push.ts";
 import { reports } from "./v1/reports.ts";
 import { scheduledStatuses } from "./v1/scheduled_statuses.ts";
 import { statusActions } from "./v1/status_actions.ts";
@@ -79,4 +80,5 @@ export const routers: Hono<AppEnv>[] = [
   notificationRequests,
   notifications,
   notificationsV2,
+  push,
 ];

@@ -609,4 +609,29 @@ export interface Database {
   polls: PollsTable;
   poll_votes: PollVotesTable;
   scheduled_statuses: ScheduledStatusesTable;
+  push_subscriptions: PushSubscriptionsTable;
+  push_deliveries: PushDeliveriesTable;
+}
+
+export type PushPolicy = "all" | "followed" | "follower" | "none";
+
+export interface PushSubscriptionsTable {
+  id: string;
+  access_token_id: string;
+  account_id: string;
+  endpoint: string;
+  key_p256dh: string;
+  key_auth: string;
+  standard: boolean;
+  alerts: Json<Partial<Record<string, boolean>>>;
+  policy: PushPolicy;
+  sealed_token: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PushDeliveriesTable {
+  subscription_id: string;
+  notification_id: string;
+  created_at: Date;
 }

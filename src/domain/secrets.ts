@@ -1,5 +1,14 @@
-// Random secrets and their stored form. Only hashes of tokens and secrets reach the database.
-import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+// Random secrets and their stored form. Only hashes of tokens and secrets reach the database, or,
+// for the few Rookery must give back, their encrypted form.
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  hkdfSync,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+} from "node:crypto";
 
 /** 256 random bits as base64url (43 characters): access tokens, client secrets, codes. */
 export function randomToken(bytes = 32): string {
@@ -34,4 +43,26 @@ function scryptWith(password: string, salt: Buffer, n: number): Promise<Buffer> 
       error ? reject(error) : resolve(key),
     ),
   );
+}
+
+/**
+ * Encrypts a secret Rookery must hand back later (a push subscription's access token): AES-256-GCM
+ * under a key derived from SECRET_KEY_BASE for one purpose, so the database alone does not give it away.
+ */
+export function sealSecret(value: string, keyBase: string, purpose: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", sealingKey(keyBase, purpose), iv);
+  const sealed = Buffer.concat([cipher.update(value, "utf8"), cipher.final()]);
+  return [iv, cipher.getAuthTag(), sealed].map((b) => b.toString("base64url")).join(".");
+}
+
+export function openSecret(sealed: string, keyBase: string, purpose: string): string {
+  const [iv, tag, data] = sealed.split(".").map((p) => Buffer.from(p, "base64url"));
+  const decipher = createDecipheriv("aes-256-gcm", sealingKey(keyBase, purpose), iv);
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(data), decipher.final()]).toString("utf8");
+}
+
+function sealingKey(keyBase: string, purpose: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", keyBase, "rookery", purpose, 32));
 }

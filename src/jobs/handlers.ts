@@ -6,6 +6,7 @@ import { deliverMail } from "../services/mail.ts";
 import { expirePoll } from "../services/statuses/polls.ts";
 import { publishScheduled } from "../services/statuses/scheduled.ts";
 import { notifyBoosters, notifyMentioned, notifySubscribers } from "../services/statuses/side_effects.ts";
+import { deliverPush } from "./push.ts";
 import type { Dispatch, JobPayloads, JobType } from "./queue.ts";
 
 type Handlers = { [T in JobType]: (rt: Runtime, payload: JobPayloads[T]) => Promise<void> };
@@ -23,6 +24,7 @@ const handlers: Handlers = {
   "feeds.rebuild": rebuildFeeds,
   "polls.expire": expirePoll,
   "statuses.publish_scheduled": publishScheduled,
+  "push.deliver": deliverPush,
 };
 
 export function dispatcher(rt: Runtime): Dispatch {

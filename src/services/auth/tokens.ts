@@ -35,13 +35,16 @@ export async function issueToken(
   return { id, token, scopes: input.scopes, createdAt };
 }
 
-/** Revokes a token; every process stops accepting it at once. */
+/** Revokes a token, and its push subscription; every process stops accepting it at once. */
 export async function revokeTokenById(rt: Runtime, id: string): Promise<void> {
-  await rt.db
-    .updateTable("oauth_access_tokens")
-    .set({ revoked_at: new Date() })
-    .where("id", "=", id)
-    .where("revoked_at", "is", null)
-    .execute();
+  await rt.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("oauth_access_tokens")
+      .set({ revoked_at: new Date() })
+      .where("id", "=", id)
+      .where("revoked_at", "is", null)
+      .execute();
+    await trx.deleteFrom("push_subscriptions").where("access_token_id", "=", id).execute();
+  });
   await invalidateAuth(rt);
 }

@@ -8,6 +8,7 @@ import type { Db } from "../../db/index.ts";
 import type { NotificationType, Role } from "../../db/schema.ts";
 import { idFloor, idTime, newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
+import { enqueuePush } from "../push/delivery.ts";
 import { policyVerdict } from "./policy.ts";
 import { recordFilteredNotification } from "./requests.ts";
 
@@ -40,7 +41,7 @@ const ROLE_RANK: Record<Role, number> = { user: 0, moderator: 1, admin: 2, owner
  * recipient get through regardless. A notification the policy filters is recorded as filtered and
  * lands in the sender's notification request.
  */
-export async function notify(_rt: Runtime, db: Db, input: NewNotification): Promise<string | null> {
+export async function notify(rt: Runtime, db: Db, input: NewNotification): Promise<string | null> {
   const { recipientId, fromAccountId, type } = input;
   if (recipientId === fromAccountId && !FROM_SELF_ALLOWED.includes(type)) return null;
 
@@ -93,6 +94,7 @@ export async function notify(_rt: Runtime, db: Db, input: NewNotification): Prom
     })
     .execute();
   if (filtered) await recordFilteredNotification(db, { recipientId, fromAccountId, statusId, at: now });
+  else await enqueuePush(rt, db, recipientId, id);
   return id;
 }
 
@@ -136,7 +138,7 @@ async function privateMention(db: Db, statusId: string, recipientId: string): Pr
  * How the recipient stands to the sender: shut out (a block, a notification mute, or a domain block
  * of a sender they don't follow), following, followed since when, and accepted from a request.
  */
-async function relationOf(db: Db, recipientId: string, senderId: string, senderDomain: string | null) {
+export async function relationOf(db: Db, recipientId: string, senderId: string, senderDomain: string | null) {
   const row = await db
     .selectNoFrom((eb) => [
       eb
