@@ -38,7 +38,7 @@ const createSchema = z.object({
   data: dataSchema,
 });
 
-// Mastodon documents `policy` beside `data` for updates, and reads it inside: both are taken.
+// Mastodon documents `policy` beside `data` for updates but reads it inside `data`: both are taken.
 const updateSchema = z.object({ data: dataSchema, policy: zText() });
 
 function alertsOf(given: Record<string, boolean | undefined> | undefined): Alerts {

@@ -188,16 +188,23 @@ export async function sendPush(
 ): Promise<PushOutcome> {
   const s = target.subscription;
   const vapid = await vapidKeys(rt);
-  const request = webpush.generateRequestDetails(
-    { endpoint: s.endpoint, keys: { p256dh: s.key_p256dh, auth: s.key_auth } },
-    payload,
-    {
-      vapidDetails: { subject: vapidSubject(rt), publicKey: vapid.publicKey, privateKey: vapid.privateKey },
-      TTL: PUSH_TTL_SECONDS,
-      urgency: PUSH_URGENCY,
-      contentEncoding: s.standard ? "aes128gcm" : "aesgcm",
-    },
-  );
+  let request: ReturnType<typeof webpush.generateRequestDetails>;
+  try {
+    request = webpush.generateRequestDetails(
+      { endpoint: s.endpoint, keys: { p256dh: s.key_p256dh, auth: s.key_auth } },
+      payload,
+      {
+        vapidDetails: { subject: vapidSubject(rt), publicKey: vapid.publicKey, privateKey: vapid.privateKey },
+        TTL: PUSH_TTL_SECONDS,
+        urgency: PUSH_URGENCY,
+        contentEncoding: s.standard ? "aes128gcm" : "aesgcm",
+      },
+    );
+  } catch (error) {
+    // Keys are checked when subscribing; whatever still fails here would fail on every try.
+    log.warn("Push to {host} not encrypted: {message}", { host: hostOf(s.endpoint), message: String(error) });
+    return "dropped";
+  }
   let status: number;
   let retryAfter: string | undefined;
   try {

@@ -90,21 +90,19 @@ export async function getSubscription(rt: Runtime, tokenId: string): Promise<Pus
   return row;
 }
 
-/** Changes the alerts given (others keep their value) and the policy, when given. */
+/**
+ * Replaces the alerts and the policy, as Mastodon replaces a subscription's data on update: alerts
+ * not given are off, and the policy is `all` unless given.
+ */
 export async function updateSubscription(
   rt: Runtime,
   tokenId: string,
   change: { alerts: Alerts; policy: PushPolicy | undefined },
 ): Promise<PushSubscription> {
-  const current = await getSubscription(rt, tokenId);
   const row = await rt.db
     .updateTable("push_subscriptions")
-    .set({
-      alerts: JSON.stringify({ ...current.alerts, ...change.alerts }),
-      policy: change.policy ?? current.policy,
-      updated_at: new Date(),
-    })
-    .where("id", "=", current.id)
+    .set({ alerts: JSON.stringify(change.alerts), policy: change.policy ?? "all", updated_at: new Date() })
+    .where("access_token_id", "=", tokenId)
     .returningAll()
     .executeTakeFirst();
   if (!row) throw notFound();
