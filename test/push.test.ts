@@ -398,6 +398,16 @@ describe("alerts and policies", () => {
       [`@${kit.username} plain`],
     );
   });
+  test("a block made after the notification stops its push", async () => {
+    const liz = await freshUser(server, "liz");
+    const mo = await freshUser(server, "mo");
+    await post(server, mo, `@${liz.username} before the block`);
+    const [id] = await notificationIds(liz, ["mention"]);
+    const { path } = await subscribe(liz.token, new Subscriber());
+    await block(server, liz, mo);
+    await dispatcher(server.rt)("push.deliver", { notificationId: id });
+    assert.equal(pushService.on(path).length, 0);
+  });
 });
 
 describe("the subscription API", () => {

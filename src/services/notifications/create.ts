@@ -39,7 +39,7 @@ const ROLE_RANK: Record<Role, number> = { user: 0, moderator: 1, admin: 2, owner
  * the sender, mutes the sender's notifications, or blocks the sender's domain without following the
  * sender; or the recipient's notification policy drops it. Mentions from staff who outrank the
  * recipient get through regardless. A notification the policy filters is recorded as filtered and
- * lands in the sender's notification request.
+ * lands in the sender's notification request; any other enqueues its push, in the same transaction.
  */
 export async function notify(rt: Runtime, db: Db, input: NewNotification): Promise<string | null> {
   const { recipientId, fromAccountId, type } = input;

@@ -137,6 +137,8 @@ export async function loadPush(
   const rows = (await subscriptions.execute()).filter((s) => s.alerts[n.type] === true && s.policy !== "none");
   if (rows.length === 0) return null;
 
+  // A block or notification mute made since the notification was recorded stops its push (the
+  // push of a staff mention, which got through one, too).
   const relation = await relationOf(rt.db, n.account_id, n.from_account_id, n.domain);
   if (relation.shutOut && n.account_id !== n.from_account_id) return null;
   const spoiler = n.original_spoiler_text ?? n.spoiler_text ?? "";
