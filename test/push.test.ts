@@ -576,6 +576,24 @@ describe("answers of the push service", () => {
     );
   });
 
+  test("at most 4 pushes go to one push service at once", async () => {
+    const una = await freshUser(server, "una");
+    const vera = await freshUser(server, "vera");
+    const devicePaths: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const { path } = await subscribe(i === 0 ? una.token : await secondToken(una), new Subscriber());
+      pushService.answer(path, 201, {}, 150);
+      devicePaths.push(path);
+    }
+    pushService.resetPeak();
+    await post(server, vera, `@${una.username} to every device`);
+    assert.deepEqual(
+      devicePaths.map((p) => pushService.on(p).length),
+      [1, 1, 1, 1, 1, 1, 1],
+    );
+    assert.equal(pushService.peak(), 4);
+  });
+
   test("backoff grows from 30 seconds and a longer Retry-After wins, up to 6 hours", () => {
     const now = Date.parse("2026-01-01T00:00:00Z");
     assert.equal(retryDelayMs(1, undefined, now), 30_000);

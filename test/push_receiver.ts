@@ -16,8 +16,11 @@ export interface Received {
 export interface PushService {
   url: string;
   received: Received[];
-  /** The status (and headers) the service answers on a path; 201 by default. */
-  answer(path: string, status: number, headers?: Record<string, string>): void;
+  /** The status (and headers) the service answers on a path, after `delayMs`; 201 at once by default. */
+  answer(path: string, status: number, headers?: Record<string, string>, delayMs?: number): void;
+  /** The most requests it held at once since the last reset. */
+  peak(): number;
+  resetPeak(): void;
   /** What arrived on a path. */
   on(path: string): Received[];
   close(): Promise<void>;
@@ -25,15 +28,22 @@ export interface PushService {
 
 export async function startPushService(): Promise<PushService> {
   const received: Received[] = [];
-  const answers = new Map<string, { status: number; headers: Record<string, string> }>();
+  const answers = new Map<string, { status: number; headers: Record<string, string>; delayMs: number }>();
+  let inFlight = 0;
+  let peak = 0;
   const server = createServer((req, res) => {
+    inFlight++;
+    peak = Math.max(peak, inFlight);
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const path = req.url ?? "/";
       received.push({ path, headers: req.headers, body: Buffer.concat(chunks) });
-      const answer = answers.get(path) ?? { status: 201, headers: {} };
-      res.writeHead(answer.status, answer.headers).end();
+      const answer = answers.get(path) ?? { status: 201, headers: {}, delayMs: 0 };
+      setTimeout(() => {
+        inFlight--;
+        res.writeHead(answer.status, answer.headers).end();
+      }, answer.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -41,7 +51,11 @@ export async function startPushService(): Promise<PushService> {
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    answer: (path, status, headers = {}) => answers.set(path, { status, headers }),
+    answer: (path, status, headers = {}, delayMs = 0) => answers.set(path, { status, headers, delayMs }),
+    peak: () => peak,
+    resetPeak: () => {
+      peak = inFlight;
+    },
     on: (path) => received.filter((r) => r.path === path),
     close: () =>
       new Promise<void>((resolve) => {

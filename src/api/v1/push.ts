@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { PushPolicy } from "../../db/schema.ts";
 import { unprocessable } from "../../domain/errors.ts";
-import { params, router } from "../../http/hono.ts";
+import { type Ctx, params, router } from "../../http/hono.ts";
 import { parse, zBool, zFlag, zString, zText } from "../../http/validate.ts";
 import { renderPushSubscription } from "../../serializers/push_subscription.ts";
 import {
@@ -53,7 +53,7 @@ function policyOf(given: string | undefined): PushPolicy | undefined {
   return given as PushPolicy;
 }
 
-const serverKey = async (c: Parameters<typeof tokenOf>[0]) => (await vapidKeys(c.var.rt)).publicKey;
+const serverKey = async (c: Ctx) => (await vapidKeys(c.var.rt)).publicKey;
 
 push.post("/api/v1/push/subscription", requireUser("push"), async (c) => {
   const p = parse(createSchema, await params(c));
