@@ -107,6 +107,7 @@ export async function loadPush(
       "s.deleted_at",
       "s.spoiler_text",
       "s.content",
+      "o.id as original_id",
       "o.spoiler_text as original_spoiler_text",
       "o.content as original_content",
     ])
@@ -144,7 +145,12 @@ export async function loadPush(
   const spoiler = n.original_spoiler_text ?? n.spoiler_text ?? "";
   const content = n.original_content ?? n.content;
   const statusText = content === null ? null : htmlToPlainText(content);
-  if (statusText !== null && (await filteredOut(rt, n.account_id, n.status_id!, `${spoiler}\n\n${statusText}`))) {
+  const statusId = n.original_id ?? n.status_id;
+  if (
+    statusId &&
+    statusText !== null &&
+    (await filteredOut(rt, n.account_id, statusId, `${spoiler}\n\n${statusText}`))
+  ) {
     return null;
   }
 
@@ -161,12 +167,21 @@ export async function loadPush(
       senderName: n.display_name || n.username,
       text: spoiler || statusText || htmlToPlainText(n.note_html),
     },
-    targets: rows.filter(policyAllows).map(({ locale, ...subscription }) => ({
-      subscription,
-      accessToken: openSecret(subscription.sealed_token, rt.config.secretKeyBase, TOKEN_SEAL),
-      locale: locale ?? "en",
-    })),
+    targets: rows.filter(policyAllows).flatMap(({ locale, ...subscription }) => {
+      const accessToken = unsealToken(rt, subscription);
+      return accessToken === null ? [] : [{ subscription, accessToken, locale: locale ?? "en" }];
+    }),
   };
+}
+
+/** The subscription's access token; null when it cannot be opened (SECRET_KEY_BASE changed since). */
+function unsealToken(rt: Runtime, s: PushSubscription): string | null {
+  try {
+    return openSecret(s.sealed_token, rt.config.secretKeyBase, TOKEN_SEAL);
+  } catch {
+    log.warn("Push subscription {id} cannot be used: its token was sealed with another SECRET_KEY_BASE", { id: s.id });
+    return null;
+  }
 }
 
 /** Whether one of the recipient's filters for notifications matches the status. */
