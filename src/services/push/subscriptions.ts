@@ -12,7 +12,10 @@ import type { Runtime } from "../../runtime.ts";
 
 export type PushSubscription = Selectable<PushSubscriptionsTable>;
 
-/** Every notification type an app may ask to be pushed (Mastodon's, quotes included though Rookery makes none yet). */
+/**
+ * Every notification type of Mastodon 4.7 an app may ask to be pushed: quotes and collections too,
+ * though Rookery makes none of those yet.
+ */
 export const ALERT_TYPES = [
   "mention",
   "status",
@@ -28,6 +31,8 @@ export const ALERT_TYPES = [
   "moderation_warning",
   "quote",
   "quoted_update",
+  "added_to_collection",
+  "collection_update",
 ] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 export type Alerts = Partial<Record<AlertType, boolean>>;
