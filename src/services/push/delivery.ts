@@ -228,7 +228,12 @@ export async function sendPush(
     const response = await withHostSlot(new URL(s.endpoint).host, () =>
       outgoing(rt.config)(request.endpoint, {
         method: "POST",
-        headers: request.headers as Record<string, string>,
+        // The fetcher sets Content-Length itself.
+        headers: Object.fromEntries(
+          Object.entries(request.headers)
+            .filter(([name]) => name.toLowerCase() !== "content-length")
+            .map(([name, value]) => [name, String(value)]),
+        ),
         body: request.body ?? undefined,
         timeoutMs: PUSH_TIMEOUT_MS,
         maxBytes: MAX_RESPONSE_BYTES,
