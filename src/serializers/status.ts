@@ -7,12 +7,14 @@ import { htmlToPlainText } from "../domain/text/index.ts";
 import { urls } from "../domain/urls.ts";
 import type { Runtime } from "../runtime.ts";
 import { activeFilters } from "../services/filters/active.ts";
+import { loadMediaByStatus, type MediaRow } from "../services/media/rows.ts";
 import { type LiveState, loadLiveState } from "../services/statuses/live_state.ts";
 import { renderPolls } from "../services/statuses/polls.ts";
 import { loadStatusRows, type StatusRow } from "../services/visibility/load.ts";
 import { type AccountEntity, renderAccounts } from "./account.ts";
 import { renderCaches } from "./cache.ts";
 import { renderFilterResult } from "./filter.ts";
+import { renderMedia } from "./media_attachment.ts";
 
 export interface RenderOptions {
   viewerId: string | null;
@@ -41,6 +43,7 @@ interface StatusParts {
   mentions: Mention[];
   tags: { name: string; url: string }[];
   application: { name: string; website: string | null } | null;
+  media: MediaRow[];
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -61,7 +64,7 @@ async function loadParts(rt: Runtime, ids: string[]): Promise<StatusParts[]> {
   const found = [...rows.keys()];
   if (found.length === 0) return [];
   const u = urls(rt.config);
-  const [mentions, tags, apps] = await Promise.all([
+  const [mentions, tags, apps, media] = await Promise.all([
     db
       .selectFrom("status_mentions as m")
       .innerJoin("accounts as a", "a.id", "m.account_id")
@@ -82,6 +85,7 @@ async function loadParts(rt: Runtime, ids: string[]): Promise<StatusParts[]> {
       .select(["s.id as status_id", "app.name", "app.website"])
       .where("s.id", "in", found)
       .execute(),
+    loadMediaByStatus(db, found),
   ]);
   const mentionsBy = groupBy(mentions);
   const tagsBy = groupBy(tags);
@@ -96,6 +100,7 @@ async function loadParts(rt: Runtime, ids: string[]): Promise<StatusParts[]> {
     })),
     tags: (tagsBy.get(row.id) ?? []).map((t) => ({ name: t.display_name, url: u.tagUrl(t.name) })),
     application: appBy.get(row.id) ?? null,
+    media: media.get(row.id) ?? [],
   }));
 }
 
@@ -146,7 +151,10 @@ export async function renderStatuses(rt: Runtime, ids: readonly string[], o: Ren
   const accounts = await renderAccounts(rt, authorIds, live.accounts);
   const accountById = new Map<string, AccountEntity>(accounts.map((a) => [a.id, a]));
 
-  const render = ({ row, mentions, tags, application }: StatusParts, reblog: StatusEntity | null): StatusEntity => {
+  const render = (
+    { row, mentions, tags, application, media }: StatusParts,
+    reblog: StatusEntity | null,
+  ): StatusEntity => {
     const s = statsById.get(row.id);
     const own = o.viewerId === row.account_id;
     const entity: StatusEntity = {
@@ -169,7 +177,7 @@ export async function renderStatuses(rt: Runtime, ids: readonly string[], o: Ren
       reblog,
       application: own ? application : null,
       account: accountById.get(row.account_id) ?? null,
-      media_attachments: [],
+      media_attachments: media.map((m) => renderMedia(rt.config, m)),
       mentions,
       tags,
       emojis: [],
