@@ -15,7 +15,7 @@ export const noFfmpeg = ffmpeg ? false : "no ffmpeg on PATH, FFMPEG_PATH or in t
 /** A photo with noise (so it compresses like one), EXIF orientation 6 (turned) and a GPS position. */
 export async function photo(width = 600, height = 400, quality = 90): Promise<Buffer> {
   const noise = await sharp({
-    create: { width, height, channels: 3, noise: { type: "gaussian", mean: 128, sigma: 60 } },
+    create: { width, height, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 60 } },
   })
     .png()
     .toBuffer();
