@@ -32,6 +32,9 @@ export async function processProfileImage(file: File, kind: ProfileImageKind): P
   const detected = await detectImage(input);
   if (!detected || !FORMATS.includes(detected.format))
     throw refused(kind, "content_type", { error: "ERR_INVALID", description: "is invalid" });
+  if (detected.width * detected.height > MAX_PIXELS) {
+    throw refused(kind, "file_size", { error: "ERR_INVALID", description: "dimensions are too large" });
+  }
   const cover = { ...SIZES[kind], fit: "cover", withoutEnlargement: true } as const;
   const resized = sharp(input, { animated: detected.animated }).rotate().resize(cover);
   switch (detected.format) {
