@@ -6,6 +6,7 @@ import { accessSync, constants } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, join } from "node:path";
 import type { Config } from "../config.ts";
+import { limiter } from "./limiter.ts";
 
 export interface Ffmpeg {
   ffmpeg: string;
@@ -114,19 +115,14 @@ export function transcode(f: Ffmpeg, args: string[]): Promise<string> {
   return run(f.ffmpeg, ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", ...args], 15 * 60_000);
 }
 
-/** A semaphore: at most `limit` transcodes at a time in this process. */
-let active = 0;
-const waiting: (() => void)[] = [];
+const transcodeSlots = new Map<number, ReturnType<typeof limiter>>();
 
-export async function withTranscodeSlot<T>(limit: number, work: () => Promise<T>): Promise<T> {
-  // A finished transcode hands its slot straight to the next one waiting.
-  if (active >= limit) await new Promise<void>((r) => waiting.push(r));
-  else active++;
-  try {
-    return await work();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else active--;
+/** Runs `work` when fewer than `limit` transcodes run in this thread. */
+export function withTranscodeSlot<T>(limit: number, work: () => Promise<T>): Promise<T> {
+  let slots = transcodeSlots.get(limit);
+  if (!slots) {
+    slots = limiter(limit);
+    transcodeSlots.set(limit, slots);
   }
+  return slots(work);
 }

@@ -10,6 +10,7 @@ import type { Limits } from "../config.ts";
 import type { MediaMeta, MediaType } from "../db/schema.ts";
 import { unprocessable } from "../domain/errors.ts";
 import { type Ffmpeg, type Probe, type ProbeStream, probe, transcode } from "./ffmpeg.ts";
+import { limiter } from "./limiter.ts";
 
 export interface OutputFile {
   data: Buffer;
@@ -33,6 +34,11 @@ const IMAGE_FORMATS = ["jpeg", "png", "webp", "gif", "heif"];
 /** Originals larger than this many pixels are scaled down (Mastodon's 3840×2160). */
 const ORIGINAL_PIXELS = 8_294_400;
 const PREVIEW_SIZE = 640;
+
+// Each image is worked on by one libvips thread, and each web thread works on one image at a time:
+// a burst of uploads then queues instead of taking every core from the requests answered beside it.
+sharp.concurrency(1);
+const imageSlot = limiter(1);
 
 export const invalidFile = () =>
   unprocessable("Validation failed: File content type is invalid, File could not be read as an image, video or audio");
@@ -104,10 +110,11 @@ export async function previewOf(
 }
 
 /** A still image: JPEG stays JPEG, PNG and WebP stay themselves, anything else becomes PNG or JPEG. */
-export async function processImage(
-  input: Buffer,
-  detected: Extract<Detected, { kind: "image" }>,
-): Promise<ProcessedMedia> {
+export function processImage(input: Buffer, detected: Extract<Detected, { kind: "image" }>): Promise<ProcessedMedia> {
+  return imageSlot(() => processImageNow(input, detected));
+}
+
+async function processImageNow(input: Buffer, detected: Extract<Detected, { kind: "image" }>): Promise<ProcessedMedia> {
   const pixels = detected.width * detected.height;
   const scale = pixels > ORIGINAL_PIXELS ? Math.sqrt(ORIGINAL_PIXELS / pixels) : 1;
   let pipeline = sharp(input, { limitInputPixels: false, animated: detected.animated }).rotate();

@@ -131,10 +131,15 @@ const folderOf = (row: { upload_key: string | null; file_key: string | null }) =
 /** A custom preview (for audio and video, or to replace an image's): stored under a fresh name. */
 async function storeThumbnail(rt: Runtime, folder: string, thumbnail: File) {
   const bytes = Buffer.from(await thumbnail.arrayBuffer());
-  if (!(await detectImage(bytes))) {
+  const image = await detectImage(bytes);
+  if (!image) {
     throw unprocessable(
       "Validation failed: Thumbnail content type is invalid, Thumbnail could not be read as an image",
     );
+  }
+  const l = rt.config.limits;
+  if (bytes.byteLength > l.imageSize || image.width * image.height > l.imageMatrix) {
+    throw unprocessable("Validation failed: Thumbnail is too large");
   }
   const preview = await previewOf(bytes);
   const key = `media_attachments/${folder}/thumbnail-${randomToken(6)}.${preview.file.extension}`;
