@@ -37,18 +37,20 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** A photo-like JPEG of about 4 MB: 4000×3000 with fine grain (noise compresses like detail). */
-async function photo(): Promise<Buffer> {
-  const width = 4000;
-  const height = 3000;
+/** A photo-like JPEG of about 4 MB: 4000×3000 (BENCH_WIDTH×BENCH_HEIGHT) with fine grain, which compresses like detail. */
+async function photo(): Promise<{ jpeg: Buffer; width: number; height: number }> {
+  const width = Number(process.env.BENCH_WIDTH ?? 4000);
+  const height = Number(process.env.BENCH_HEIGHT ?? 3000);
+  const sigma = Number(process.env.BENCH_GRAIN ?? 18);
   const raw = await sharp({
-    create: { width, height, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 18 } },
+    create: { width, height, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma } },
   })
     .raw()
     .toBuffer();
-  return sharp(raw, { raw: { width, height, channels: 3 } })
-    .jpeg({ quality: 85 })
+  const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: Number(process.env.BENCH_QUALITY ?? 85) })
     .toBuffer();
+  return { jpeg, width, height };
 }
 
 /** The process's peak resident memory (VmHWM), in MiB. */
@@ -103,8 +105,9 @@ async function main() {
     const seeded = await seed(rt, log);
     await rt.close();
     log("making a 4 MB JPEG…");
-    const jpeg = await photo();
-    log(`${(jpeg.byteLength / 1024 / 1024).toFixed(2)} MiB, 4000×3000`);
+    const { jpeg, width, height } = await photo();
+    const what = `${(jpeg.byteLength / 1024 / 1024).toFixed(2)} MiB ${width}×${height} JPEG`;
+    log(what);
 
     server = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
       env: { ...process.env, ...env },
@@ -147,7 +150,7 @@ async function main() {
     const ms = (n: number) => `${Math.round(n)} ms`;
     console.log(`Media benchmark (${env.DATABASE_URL.startsWith("sqlite") ? "sqlite" : "postgres"})`);
     console.log(
-      `  uploads: ${times.length} (${ROUNDS} × ${CONCURRENT} at once), 4 MB JPEG: p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))}, max ${ms(Math.max(...times))}`,
+      `  uploads: ${times.length} (${ROUNDS} × ${CONCURRENT} at once), ${what}: p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))}, max ${ms(Math.max(...times))}`,
     );
     console.log(`  home timeline alone: ${alone.rps} requests/s, p50 ${alone.p50} ms, p99 ${alone.p99} ms`);
     console.log(

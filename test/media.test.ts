@@ -199,6 +199,8 @@ test("attaching: in the status, at most 4, one's own, not twice, not while proce
   const ids = media.map((m) => m.id);
   const tooMany = await attempt(alice, { status: "five", media_ids: ids });
   assert.deepEqual([tooMany.status, tooMany.body.error], [422, "Validation failed: Cannot attach more than 4 files"]);
+  const garbage = await attempt(alice, { status: "garbage", media_ids: ["not-an-id"] });
+  assert.deepEqual([garbage.status, garbage.body.error], [422, "Validation failed: Media not-an-id not found"]);
   const others = await attempt(bob, { status: "not mine", media_ids: [ids[0]] });
   assert.deepEqual([others.status, others.body.error], [422, `Validation failed: Media ${ids[0]} not found`]);
 

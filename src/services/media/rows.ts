@@ -3,6 +3,7 @@ import { type Selectable, sql } from "kysely";
 import type { Db } from "../../db/index.ts";
 import type { MediaAttachmentsTable } from "../../db/schema.ts";
 import { notFound } from "../../domain/errors.ts";
+import { isId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 
 export type MediaRow = Selectable<MediaAttachmentsTable>;
@@ -40,12 +41,10 @@ export async function loadMediaByStatus(db: Db, statusIds: readonly string[]): P
 
 /** Media by id, in the order given, leaving out those that do not exist. */
 export async function loadMediaByIds(db: Db, ids: readonly string[]): Promise<MediaRow[]> {
-  if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom("media_attachments")
-    .selectAll()
-    .where("id", "in", [...new Set(ids)])
-    .execute();
+  // What is no id names no media (and must not reach a bigint column).
+  const valid = [...new Set(ids)].filter(isId);
+  if (valid.length === 0) return [];
+  const rows = await db.selectFrom("media_attachments").selectAll().where("id", "in", valid).execute();
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is MediaRow => r !== undefined);
 }
