@@ -38,6 +38,8 @@ const PREVIEW_SIZE = 640;
 // Each image is worked on by one libvips thread, and each web thread works on one image at a time:
 // a burst of uploads then queues instead of taking every core from the requests answered beside it.
 sharp.concurrency(1);
+// Every upload is a new image: libvips' cache of operations would only hold memory.
+sharp.cache(false);
 const imageSlot = limiter(1);
 
 export const invalidFile = () =>
@@ -190,7 +192,7 @@ export async function detectAudioVideo(
     const path = join(dir, "upload");
     await writeFile(path, input);
     const p = await probe(f, path);
-    if (!p || !p.format.format_name.split(",").some((name) => CONTAINERS.has(name))) return null;
+    if (!p?.format.format_name.split(",").some((name) => CONTAINERS.has(name))) return null;
     if (firstStream(p, "video")) return { kind: "video", probe: p };
     if (firstStream(p, "audio")) return { kind: "audio", probe: p };
     return null;
