@@ -42,6 +42,7 @@ export interface Config {
   limits: Limits;
   rateLimits: RateLimits;
   smtp: { url: string; from: string } | null;
+  media: MediaConfig;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Whether outgoing requests may use plain http and reach private, loopback and link-local addresses. */
   allowPrivateAddresses: boolean;
@@ -83,6 +84,29 @@ export interface RateLimits {
   /** Media uploads and status deletions (with unreblogs) per account, every 30 minutes. */
   media: number;
   deletes: number;
+}
+
+export interface MediaConfig {
+  /** Object storage instead of DATA_DIR/media, when S3_ENABLED. */
+  s3: S3Config | null;
+  /** ffmpeg and ffprobe as configured; null means "look on PATH, then in the npm package". */
+  ffmpegPath: string | null;
+  ffprobePath: string | null;
+  /** Video and audio transcodes one process runs at a time. */
+  transcodes: number;
+}
+
+export interface S3Config {
+  bucket: string;
+  /** An S3-compatible server (MinIO, Garage, R2…), addressed path-style; null means AWS. */
+  endpoint: string | null;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** A canned ACL sent with each upload (`public-read`), when the bucket needs one. */
+  permission: string | null;
+  /** The public base URL of the files (a CDN or alias host); null means the bucket's own URL. */
+  publicUrl: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -160,6 +184,8 @@ const schema = {
   MAX_POLL_EXPIRATION: int(1).default(2_629_746),
   MAX_IMAGE_SIZE: int(1).default(16 * 1024 * 1024),
   MAX_VIDEO_SIZE: int(1).default(99 * 1024 * 1024),
+  MAX_IMAGE_PIXELS: int(1).default(33_177_600),
+  MAX_VIDEO_PIXELS: int(1).default(8_294_400),
   MAX_BIO_CHARS: int(1).default(500),
   MAX_PROFILE_FIELDS: int(0, 50).default(4),
   RATE_LIMITS: bool.default(true),
@@ -175,6 +201,17 @@ const schema = {
     .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
     .optional(),
   SMTP_FROM: z.string().optional(),
+  S3_ENABLED: bool.default(false),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_ENDPOINT: z.url({ error: "must be a URL" }).optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_PERMISSION: z.string().optional(),
+  S3_ALIAS_HOST: z.string().min(1).optional(),
+  FFMPEG_PATH: z.string().min(1).optional(),
+  FFPROBE_PATH: z.string().min(1).optional(),
+  MEDIA_TRANSCODES: int(1, 16).default(1),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   ALLOW_PRIVATE_ADDRESSES: bool.default(false),
 } as const;
@@ -207,6 +244,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError("MIN_POLL_EXPIRATION must not be larger than MAX_POLL_EXPIRATION");
   }
   if (v.SMTP_URL && !v.SMTP_FROM) throw new ConfigError("SMTP_FROM is required when SMTP_URL is set");
+  if (v.S3_ENABLED && !(v.S3_BUCKET && v.AWS_ACCESS_KEY_ID && v.AWS_SECRET_ACCESS_KEY)) {
+    throw new ConfigError("S3_ENABLED needs S3_BUCKET, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
+  }
 
   return {
     localDomain,
@@ -252,8 +292,8 @@ export function loadConfig(env: Env = process.env): Config {
       pollMaxExpiration: v.MAX_POLL_EXPIRATION as number,
       imageSize: v.MAX_IMAGE_SIZE as number,
       videoSize: v.MAX_VIDEO_SIZE as number,
-      imageMatrix: 33_177_600,
-      videoMatrix: 8_294_400,
+      imageMatrix: v.MAX_IMAGE_PIXELS as number,
+      videoMatrix: v.MAX_VIDEO_PIXELS as number,
       videoFrameRate: 120,
       descriptionChars: 1500,
       bioChars: v.MAX_BIO_CHARS as number,
@@ -274,8 +314,28 @@ export function loadConfig(env: Env = process.env): Config {
       deletes: v.RATE_LIMIT_DELETES as number,
     },
     smtp: v.SMTP_URL ? { url: v.SMTP_URL as string, from: v.SMTP_FROM as string } : null,
+    media: {
+      s3: v.S3_ENABLED ? s3Config(v) : null,
+      ffmpegPath: (v.FFMPEG_PATH as string | undefined) ?? null,
+      ffprobePath: (v.FFPROBE_PATH as string | undefined) ?? null,
+      transcodes: v.MEDIA_TRANSCODES as number,
+    },
     logLevel: v.LOG_LEVEL as Config["logLevel"],
     allowPrivateAddresses: v.ALLOW_PRIVATE_ADDRESSES as boolean,
+  };
+}
+
+function s3Config(v: Record<string, unknown>): S3Config {
+  const alias = v.S3_ALIAS_HOST as string | undefined;
+  return {
+    bucket: v.S3_BUCKET as string,
+    endpoint: ((v.S3_ENDPOINT as string | undefined) ?? "").replace(/\/+$/, "") || null,
+    region: v.S3_REGION as string,
+    accessKeyId: v.AWS_ACCESS_KEY_ID as string,
+    secretAccessKey: v.AWS_SECRET_ACCESS_KEY as string,
+    permission: (v.S3_PERMISSION as string | undefined) ?? null,
+    // Mastodon's S3_ALIAS_HOST is a host name (served over https); a full URL is taken as it is.
+    publicUrl: alias ? (/^https?:\/\//.test(alias) ? alias : `https://${alias}`).replace(/\/+$/, "") : null,
   };
 }
 
