@@ -26,7 +26,12 @@ export async function listenHttp(
   shared: boolean,
 ): Promise<{ server: Server; port: number }> {
   const app = createApp(rt);
-  const server = createServer(requestListener(() => rt, () => app));
+  const server = createServer(
+    requestListener(
+      () => rt,
+      () => app,
+    ),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen({ port, host: rt.config.bind, reusePort: shared }, () => resolve());

@@ -62,7 +62,10 @@ test("v2 instance: a Mastodon Instance with our limits, works without a token", 
   assert.equal((await fetch(i.thumbnail.url)).status, 200);
   assert.equal((await fetch(i.icon[0].src)).headers.get("content-type"), "image/png");
   for (const id of ids(i)) assert.equal(typeof id, "string");
-  assert.equal(res.headers.get("cache-control"), "max-age=300, public, stale-while-revalidate=60, stale-if-error=86400");
+  assert.equal(
+    res.headers.get("cache-control"),
+    "max-age=300, public, stale-while-revalidate=60, stale-if-error=86400",
+  );
 });
 
 test("the instance documents and NodeInfo are prepared bytes: ETag, 304, HEAD, the same through the router", async () => {

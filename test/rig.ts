@@ -11,8 +11,8 @@ import pg from "pg";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import type { Role } from "../src/db/schema.ts";
-import { startWorker } from "../src/jobs/worker.ts";
 import { requestListener } from "../src/http_server.ts";
+import { startWorker } from "../src/jobs/worker.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";
 import { createLocalUser } from "../src/services/accounts/accounts.ts";
@@ -94,7 +94,12 @@ const RAISED_RATE_LIMITS = Object.fromEntries(
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   if (!process.env.TEST_LOG) await configureLogging("silent");
   let app: ReturnType<typeof createApp> | null = null;
-  const http = createServer(requestListener(() => rt, () => app!));
+  const http = createServer(
+    requestListener(
+      () => rt,
+      () => app!,
+    ),
+  );
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
   const port = (http.address() as AddressInfo).port;
   const dataDir = mkdtempSync(join(tmpdir(), "rookery-test-"));
