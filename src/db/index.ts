@@ -25,6 +25,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** SQLite only: whether this connection looks after WAL checkpoints (the default). */
   sqliteCheckpoints?: boolean;
+  /** SQLite only: the page cache and the memory map of the connection, in MB. */
+  sqliteMemory?: { cacheMb: number; mmapMb: number };
 }
 
 function dialectOf(url: string): Dialect {
@@ -47,7 +49,10 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     const db = new Kysely<Database>({ dialect: new RookeryPostgresDialect({ pool }) });
     return { db, dialect: "postgres", close: () => db.destroy() };
   }
-  const database = new NodeSqliteDatabase(sqlitePath(url), { checkpoints: options.sqliteCheckpoints });
+  const database = new NodeSqliteDatabase(sqlitePath(url), {
+    checkpoints: options.sqliteCheckpoints,
+    ...options.sqliteMemory,
+  });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   return { db, dialect: "sqlite", close: () => db.destroy() };
 }

@@ -1,7 +1,11 @@
 // Profile pictures and banners: resized and re-encoded with sharp, which also proves they are
 // images. Sizes, formats and the 8 MB limit are Mastodon's.
-import sharp from "sharp";
+
+import type Sharp from "sharp";
 import { type FieldError, validationFailed } from "../domain/errors.ts";
+import { lazy } from "../lazy.ts";
+
+const sharp = lazy<typeof Sharp>("sharp");
 
 export type ProfileImageKind = "avatar" | "header";
 
@@ -23,7 +27,7 @@ function refused(kind: ProfileImageKind, part: "file_size" | "content_type", err
 
 async function formatOf(input: Buffer): Promise<{ format: string; pages: number } | null> {
   try {
-    const meta = await sharp(input).metadata();
+    const meta = await sharp()(input).metadata();
     return FORMATS.includes(meta.format) ? { format: meta.format, pages: meta.pages ?? 1 } : null;
   } catch {
     return null;
@@ -38,7 +42,7 @@ export async function processProfileImage(file: File, kind: ProfileImageKind): P
   const detected = await formatOf(input);
   if (!detected) throw refused(kind, "content_type", { error: "ERR_INVALID", description: "is invalid" });
   const cover = { ...SIZES[kind], fit: "cover", withoutEnlargement: true } as const;
-  const resized = sharp(input, { animated: detected.pages > 1 })
+  const resized = sharp()(input, { animated: detected.pages > 1 })
     .rotate()
     .resize(cover);
   switch (detected.format) {
@@ -46,7 +50,7 @@ export async function processProfileImage(file: File, kind: ProfileImageKind): P
       return {
         data: await resized.gif().toBuffer(),
         extension: "gif",
-        still: await sharp(input).rotate().resize(cover).png().toBuffer(),
+        still: await sharp()(input).rotate().resize(cover).png().toBuffer(),
       };
     case "jpeg":
       return { data: await resized.jpeg({ quality: 85, mozjpeg: true }).toBuffer(), extension: "jpg", still: null };
