@@ -10,7 +10,7 @@ const RETRY_AFTER_SECONDS = "5";
 
 /** Whether the heap is past each threshold in use (servers in one thread may differ: tests). */
 const pressed = new Map<number, boolean>();
-let timer: NodeJS.Timeout | null = null;
+let watching = false;
 
 function check(): void {
   const heap = getHeapStatistics();
@@ -21,7 +21,8 @@ function check(): void {
 export function shedUnderMemoryPressure(shedAt: number): MiddlewareHandler {
   pressed.set(shedAt, false);
   check();
-  timer ??= setInterval(check, CHECK_MS).unref();
+  if (!watching) setInterval(check, CHECK_MS).unref();
+  watching = true;
   return (c, next) => {
     if (!pressed.get(shedAt)) return next();
     c.header("Retry-After", RETRY_AFTER_SECONDS);
