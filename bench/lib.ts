@@ -50,14 +50,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+/** Until `url` answers 2xx, asking every `everyMs` for 30 s. */
+export async function waitFor(url: string, everyMs = 100): Promise<void> {
+  for (let i = 0; i < 30_000 / everyMs; i++) {
     try {
       if ((await fetch(url)).ok) return;
     } catch {
       // Not listening yet.
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`${url} did not answer`);
 }
