@@ -12,15 +12,34 @@ const RUNS = Number(process.env.BENCH_STARTS ?? 5);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): ChildProcess {
-  return spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  // A process group of its own, so that stopping reaches the server under npm and its shell.
+  return spawn(command, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+    detached: true,
+  });
 }
 
 const exited = (child: ChildProcess) =>
   new Promise<number>((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
 
 async function stop(child: ChildProcess): Promise<void> {
-  child.kill("SIGTERM");
-  await exited(child);
+  const done = exited(child);
+  process.kill(-child.pid!, "SIGTERM");
+  await done;
+  // The server (npm's grandchild) has closed its port once nothing answers there.
+  for (let i = 0; i < 100; i++) {
+    if (
+      !(await fetch(`http://127.0.0.1:${port}/`).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("the server did not stop");
 }
 
 /** `npm start` until it answers; returns the milliseconds and the running server. */
@@ -31,12 +50,12 @@ async function start(dir: string, env: Record<string, string>): Promise<[number,
   return [performance.now() - started, child];
 }
 
+const port = String(await freePort());
 const work = mkdtempSync(join(tmpdir(), "rookery-startup-"));
 try {
   const clone = join(work, "rookery");
   const cache = join(work, "npm-cache");
   execFileSync("git", ["clone", "--quiet", join(import.meta.dirname, ".."), clone]);
-  const port = String(await freePort());
   const env = { PORT: port, LOCAL_DOMAIN: `127.0.0.1:${port}`, DATA_DIR: join(work, "data"), LOG_LEVEL: "warn" };
 
   log("npm ci with an empty cache…");

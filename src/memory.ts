@@ -8,7 +8,7 @@ import type { Config } from "./config.ts";
 const MAIN_THREAD_MB = 200;
 const WEB_THREAD_MB = 110;
 /** V8's young generation (three semi-spaces): smaller than its default 48 MB per thread. */
-const SEMI_SPACE_MB = 8;
+export const SEMI_SPACE_MB = 8;
 
 /** How many web threads (the main one included) MEMORY_LIMIT holds. */
 export function threadsThatFit(limitMb: number): number {
@@ -36,23 +36,4 @@ export function heapLimits(memory: Config["memory"]): HeapLimits {
       maxYoungGenerationSizeMb: 3 * SEMI_SPACE_MB,
     },
   };
-}
-
-/**
- * A server process sets its main thread's heap limits by starting itself again with them, in place
- * (execve: same process id, nothing left behind), before it opens anything. Limits given by the
- * operator (NODE_OPTIONS or node's own flags) are left as they are. MALLOC_ARENA_MAX keeps glibc
- * from giving every thread its own 64 MB arenas of native memory.
- */
-export function relaunchWithinLimits(config: Config): void {
-  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ");
-  if (process.env.ROOKERY_HEAP_LIMITS || /max-old-space-size|max-semi-space-size/.test(given)) return;
-  if (typeof process.execve !== "function") return;
-  const limits = heapLimits(config.memory);
-  const flags = [`--max-old-space-size=${limits.mainOldMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`];
-  process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], {
-    ...process.env,
-    ROOKERY_HEAP_LIMITS: "1",
-    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
-  });
 }

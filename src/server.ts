@@ -4,7 +4,6 @@ import { closeHttp, listenHttp } from "./http_server.ts";
 import { JOB_CONCURRENCY } from "./jobs/queue.ts";
 import { startWorker } from "./jobs/worker.ts";
 import { configureLogging, logger } from "./log.ts";
-import { relaunchWithinLimits } from "./memory.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.ts";
 import { startWebThreads, type WebThreads } from "./web_threads.ts";
 
@@ -53,7 +52,6 @@ export async function start(config: Config, roles: Roles, options: RuntimeOption
 export async function runServer(roles: Roles): Promise<void> {
   loadDotEnv();
   const config = loadConfig();
-  relaunchWithinLimits(config);
   await configureLogging(config.logLevel);
   const running = await start(config, roles);
   const threads = running.rt.config.webThreads;
