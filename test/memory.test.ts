@@ -60,7 +60,7 @@ test("`rookery serve` runs its main thread with the heap limits MEMORY_LIMIT giv
   });
   try {
     let answered = false;
-    for (let i = 0; i < 100 && !answered; i++) {
+    for (let i = 0; i < 600 && !answered; i++) {
       answered = await fetch(`http://127.0.0.1:${port}/api/v2/instance`).then(
         (r) => r.ok,
         () => false,
