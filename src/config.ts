@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { threadsThatFit } from "./memory.ts";
 
 export type RegistrationsMode = "open" | "approved" | "none";
 
@@ -19,6 +20,7 @@ export interface Config {
   webThreads: number;
   /** PostgreSQL connections per thread. */
   dbPool: number;
+  memory: MemorySettings;
   dataDir: string;
   databaseUrl: string;
   redisUrl: string | null;
@@ -46,6 +48,19 @@ export interface Config {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Whether outgoing requests may use plain http and reach private, loopback and link-local addresses. */
   allowPrivateAddresses: boolean;
+}
+
+/** What Rookery's process may hold: see src/memory.ts for how the budget is shared. */
+export interface MemorySettings {
+  /** MEMORY_LIMIT in MB: the whole process, every thread included. */
+  limitMb: number;
+  /** The share of a thread's heap limit past which it answers 503 rather than take more work. */
+  shedAt: number;
+  /** Rendered statuses and accounts kept per thread (each about 1–2 KB). */
+  renderCacheEntries: number;
+  /** SQLite's page cache per connection, and its memory map, in MB. */
+  sqliteCacheMb: number;
+  sqliteMmapMb: number;
 }
 
 export interface Limits {
@@ -148,6 +163,11 @@ const schema = {
   WEB_THREADS: int(1, 64).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   DB_POOL: int(1, 100).default(4),
+  MEMORY_LIMIT: int(128, 1_048_576).default(512),
+  RENDER_CACHE_ENTRIES: int(0, 10_000_000).default(5_000),
+  MEMORY_SHED_AT: z.coerce.number().gt(0).lte(1).default(0.9),
+  SQLITE_CACHE_MB: int(1, 65_536).default(8),
+  SQLITE_MMAP_MB: int(0, 1_048_576).default(0),
   DATABASE_URL: z
     .string()
     .regex(/^(postgres(ql)?:\/\/|sqlite:|file:|:memory:$)/, "must start with postgres://, sqlite: or file:")
@@ -254,10 +274,17 @@ export function loadConfig(env: Env = process.env): Config {
     origin: `${https ? "https" : "http"}://${webDomain}`,
     bind: v.BIND as string,
     port,
-    webThreads: (v.WEB_THREADS as number | undefined) ?? defaultWebThreads(databaseUrl),
+    webThreads: (v.WEB_THREADS as number | undefined) ?? defaultWebThreads(databaseUrl, v.MEMORY_LIMIT as number),
     dataDir,
     databaseUrl,
     dbPool: v.DB_POOL as number,
+    memory: {
+      limitMb: v.MEMORY_LIMIT as number,
+      renderCacheEntries: v.RENDER_CACHE_ENTRIES as number,
+      shedAt: v.MEMORY_SHED_AT as number,
+      sqliteCacheMb: v.SQLITE_CACHE_MB as number,
+      sqliteMmapMb: v.SQLITE_MMAP_MB as number,
+    },
     redisUrl: (v.REDIS_URL as string | undefined) ?? null,
     secretKeyBase: (v.SECRET_KEY_BASE as string | undefined) ?? "",
     streamingUrl: (v.STREAMING_URL as string | undefined) ?? null,
@@ -348,11 +375,13 @@ function isLoopbackHost(hostWithPort: string): boolean {
  * A thread per core, at most 4, leaving one core to a PostgreSQL server on the same machine: its
  * backends need the CPU too. On two cores, a second thread then added no throughput to the home
  * timeline, and the kernel's uneven split of connections between the threads made the slowest
- * responses slower (p99 45–49 ms against 33–38 ms with one thread).
+ * responses slower (p99 45–49 ms against 33–38 ms with one thread). And no more threads than
+ * MEMORY_LIMIT holds (src/memory.ts).
  */
-function defaultWebThreads(databaseUrl: string): number {
+function defaultWebThreads(databaseUrl: string, memoryLimitMb: number): number {
   const cores = availableParallelism();
-  return Math.max(1, Math.min(4, postgresOnThisMachine(databaseUrl) ? cores - 1 : cores));
+  const byCores = Math.min(4, postgresOnThisMachine(databaseUrl) ? cores - 1 : cores);
+  return Math.max(1, Math.min(byCores, threadsThatFit(memoryLimitMb)));
 }
 
 /** Whether DATABASE_URL names a PostgreSQL server on this machine: through a Unix socket or loopback. */

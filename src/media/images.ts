@@ -1,8 +1,7 @@
 // Profile pictures and banners: judged by their bytes as media uploads are (process.ts), then
 // resized and re-encoded with sharp. Sizes, formats and the 8 MB limit are Mastodon's.
-import sharp from "sharp";
 import { type FieldError, validationFailed } from "../domain/errors.ts";
-import { detectImage } from "./process.ts";
+import { detectImage, sharp } from "./process.ts";
 
 export type ProfileImageKind = "avatar" | "header";
 
@@ -36,13 +35,13 @@ export async function processProfileImage(file: File, kind: ProfileImageKind): P
     throw refused(kind, "file_size", { error: "ERR_INVALID", description: "dimensions are too large" });
   }
   const cover = { ...SIZES[kind], fit: "cover", withoutEnlargement: true } as const;
-  const resized = sharp(input, { animated: detected.animated }).rotate().resize(cover);
+  const resized = sharp()(input, { animated: detected.animated }).rotate().resize(cover);
   switch (detected.format) {
     case "gif":
       return {
         data: await resized.gif().toBuffer(),
         extension: "gif",
-        still: await sharp(input).rotate().resize(cover).png().toBuffer(),
+        still: await sharp()(input).rotate().resize(cover).png().toBuffer(),
       };
     case "jpeg":
       return { data: await resized.jpeg({ quality: 85, mozjpeg: true }).toBuffer(), extension: "jpg", still: null };

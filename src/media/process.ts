@@ -5,10 +5,12 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encode } from "blurhash";
-import sharp, { type Sharp } from "sharp";
+import type SharpModule from "sharp";
+import type { Sharp } from "sharp";
 import type { Limits } from "../config.ts";
 import type { MediaMeta, MediaType } from "../db/schema.ts";
 import { unprocessable } from "../domain/errors.ts";
+import { lazy } from "../lazy.ts";
 import { type Ffmpeg, type Probe, type ProbeStream, probe, transcode } from "./ffmpeg.ts";
 import { limiter } from "./limiter.ts";
 
@@ -35,11 +37,24 @@ const IMAGE_FORMATS = ["jpeg", "png", "webp", "gif", "heif"];
 const ORIGINAL_PIXELS = 8_294_400;
 const PREVIEW_SIZE = 640;
 
-// Each image is worked on by one libvips thread, and each web thread works on one image at a time:
-// a burst of uploads then queues instead of taking every core from the requests answered beside it.
-sharp.concurrency(1);
-// Every upload is a new image: libvips' cache of operations would only hold memory.
-sharp.cache(false);
+const loadSharp = lazy<typeof SharpModule>("sharp");
+let sharpConfigured = false;
+
+/**
+ * sharp, loaded on the first image (src/lazy.ts). Each image is worked on by one libvips thread,
+ * and each web thread works on one image at a time: a burst of uploads then queues instead of
+ * taking every core from the requests answered beside it. Every upload is a new image: libvips'
+ * cache of operations would only hold memory.
+ */
+export function sharp(): typeof SharpModule {
+  const loaded = loadSharp();
+  if (!sharpConfigured) {
+    loaded.concurrency(1);
+    loaded.cache(false);
+    sharpConfigured = true;
+  }
+  return loaded;
+}
 const imageSlot = limiter(1);
 
 export const invalidFile = () =>
@@ -48,7 +63,7 @@ export const invalidFile = () =>
 /** The image format sharp reads from the bytes, or null. */
 export async function detectImage(input: Buffer): Promise<Extract<Detected, { kind: "image" }> | null> {
   try {
-    const m = await sharp(input, { limitInputPixels: false }).metadata();
+    const m = await sharp()(input, { limitInputPixels: false }).metadata();
     if (!IMAGE_FORMATS.includes(m.format) || !m.width || !m.height) return null;
     // EXIF orientations 5–8 turn the picture a quarter: its displayed size is the other way round.
     const turned = (m.orientation ?? 1) >= 5;
@@ -89,13 +104,13 @@ const shape = (width: number, height: number) => ({
 export async function previewOf(
   input: Buffer,
 ): Promise<{ file: OutputFile; small: MediaMeta["small"]; blurhash: string }> {
-  const base = sharp(input, { limitInputPixels: false }).rotate();
+  const base = sharp()(input, { limitInputPixels: false }).rotate();
   const meta = await base.metadata();
   const small = base.clone().resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: "inside", withoutEnlargement: true });
   const out = meta.hasAlpha
     ? await small.png().toBuffer({ resolveWithObject: true })
     : await small.jpeg({ quality: 80 }).toBuffer({ resolveWithObject: true });
-  const pixels = await sharp(out.data)
+  const pixels = await sharp()(out.data)
     .resize(32, 32, { fit: "inside" })
     .ensureAlpha()
     .raw()
@@ -119,7 +134,7 @@ export function processImage(input: Buffer, detected: Extract<Detected, { kind: 
 async function processImageNow(input: Buffer, detected: Extract<Detected, { kind: "image" }>): Promise<ProcessedMedia> {
   const pixels = detected.width * detected.height;
   const scale = pixels > ORIGINAL_PIXELS ? Math.sqrt(ORIGINAL_PIXELS / pixels) : 1;
-  let pipeline = sharp(input, { limitInputPixels: false, animated: detected.animated }).rotate();
+  let pipeline = sharp()(input, { limitInputPixels: false, animated: detected.animated }).rotate();
   if (scale < 1) {
     pipeline = pipeline.resize(Math.floor(detected.width * scale), Math.floor(detected.height * scale), {
       fit: "fill",
