@@ -37,6 +37,7 @@ import { timelines } from "./v1/timelines.ts";
 import { filtersV2 } from "./v2/filters.ts";
 import { instanceV2 } from "./v2/instance.ts";
 import { notificationsV2 } from "./v2/notifications.ts";
+import { searchApi } from "./v2/search.ts";
 import { wellKnown } from "./well_known.ts";
 
 // Static paths under /api/v1/accounts/ (relationships, familiar_followers) come before any router
@@ -79,4 +80,5 @@ export const routers: Hono<AppEnv>[] = [
   notificationRequests,
   notifications,
   notificationsV2,
+  searchApi,
 ];

@@ -446,6 +446,9 @@ export interface TagsTable {
   display_name: string;
   last_status_at: Date | null;
   created_at: Date;
+  /** An operator's review: whether it may trend (null until reviewed). */
+  trendable: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  reviewed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface FeaturedTagsTable {

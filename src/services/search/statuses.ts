@@ -1,0 +1,125 @@
+// Full-text search of statuses (GET /api/v2/search, type=statuses) with Mastodon's operators and its
+// rule of who may find what: one's own statuses and those that mention one, that one favourited,
+// bookmarked or boosted ("in:library"), and public statuses of accounts that opted in with
+// `indexable` ("in:public"). On top of that, the visibility module decides what the searcher may
+// read at all, so a search never shows more than the timelines would.
+import { type RawBuilder, sql } from "kysely";
+import { idFloor } from "../../domain/ids.ts";
+import { type Filter, parseStatusQuery, type SearchScope, type StatusQuery } from "../../domain/search_query.ts";
+import type { Runtime } from "../../runtime.ts";
+import { isLocalDomain } from "../accounts/accounts.ts";
+import { visibleTo } from "../visibility/sql.ts";
+
+type Cond = RawBuilder<unknown>;
+
+export interface StatusSearch {
+  q: string;
+  limit: number;
+  offset: number;
+  minId?: string;
+  maxId?: string;
+  /** Only statuses of this account. */
+  accountId?: string;
+}
+
+const NONE = sql`1 = 0`;
+
+/** The part of the who-may-find rule `scope` asks for, for viewer `v` and status alias `s`. */
+function findable(v: Cond, scope: SearchScope): Cond {
+  const library = sql`(s.account_id = ${v}
+    or exists (select 1 from status_mentions fm where fm.status_id = s.id and fm.account_id = ${v})
+    or exists (select 1 from favourites ff where ff.status_id = s.id and ff.account_id = ${v})
+    or exists (select 1 from bookmarks fb where fb.status_id = s.id and fb.account_id = ${v})
+    or exists (select 1 from statuses fr where fr.reblog_of_id = s.id and fr.account_id = ${v} and fr.deleted_at is null))`;
+  const opted = sql`(s.visibility = 'public' and exists (
+    select 1 from accounts fa where fa.id = s.account_id and fa.indexable = ${true}))`;
+  if (scope === "library") return library;
+  if (scope === "public") return opted;
+  return sql`(${library} or ${opted})`;
+}
+
+async function accountIdOf(rt: Runtime, viewerId: string, acct: string): Promise<string | null> {
+  if (acct.toLowerCase() === "me") return viewerId;
+  const [name = "", domain = null] = acct.split("@");
+  const key = `${name.toLowerCase()}@${isLocalDomain(rt, domain) ? "" : domain!.toLowerCase()}`;
+  const row = await rt.db.selectFrom("accounts").select("id").where("acct_key", "=", key).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+async function condition(rt: Runtime, viewerId: string, f: Filter): Promise<Cond> {
+  switch (f.kind) {
+    case "from": {
+      const id = await accountIdOf(rt, viewerId, f.acct);
+      return id === null ? NONE : sql`s.account_id = ${id}`;
+    }
+    case "has":
+      if (f.what === "poll") return sql`s.poll_id is not null`;
+      // Links other than mentions and hashtags are the ones rendered with this rel; until link
+      // previews and media exist, nothing has an embed or media.
+      if (f.what === "link") return sql`s.content like '%rel="nofollow noopener"%'`;
+      return NONE;
+    case "is":
+      return f.what === "reply" ? sql`s.in_reply_to_id is not null` : sql`s.sensitive = ${true}`;
+    case "language":
+      return sql`s.language = ${f.code}`;
+    case "time":
+      return sql.join(
+        [f.from ? sql`s.id > ${idFloor(f.from)}` : sql`1 = 1`, f.to ? sql`s.id <= ${idFloor(f.to)}` : sql`1 = 1`],
+        sql` and `,
+      );
+  }
+}
+
+/** FTS5's query syntax: each word list a quoted phrase (they hold only letters and digits). */
+const ftsPhrases = (lists: string[][], joiner: string) => lists.map((w) => `"${w.join(" ")}"`).join(joiner);
+
+/** PostgreSQL's: phrases (or words) joined into one tsquery. */
+const tsPhrases = (lists: string[][], joiner: "&&" | "||") =>
+  sql.join(
+    lists.map((w) => sql`phraseto_tsquery('simple', ${w.join(" ")})`),
+    sql.raw(` ${joiner} `),
+  );
+
+/** The query's words as a FROM clause and conditions, with the key to order by (the status id). */
+function textMatch(rt: Runtime, q: StatusQuery): { from: Cond; where: Cond[]; key: Cond } {
+  const where: Cond[] = [];
+  if (rt.dialect === "sqlite") {
+    if (q.include.length === 0) {
+      if (q.exclude.length > 0)
+        where.push(
+          sql`s.id not in (select rowid from status_search where status_search match ${ftsPhrases(q.exclude, " OR ")})`,
+        );
+      return { from: sql`statuses s`, where, key: sql`s.id` };
+    }
+    const match = `(${ftsPhrases(q.include, " AND ")})${q.exclude.map((w) => ` NOT "${w.join(" ")}"`).join("")}`;
+    where.push(sql`f.document match ${match}`);
+    // Ordered by the FTS5 rowid, the index hands out matches newest first and stops at the limit.
+    return { from: sql`status_search f join statuses s on s.id = f.rowid`, where, key: sql`f.rowid` };
+  }
+  if (q.exclude.length > 0)
+    where.push(sql`not exists (select 1 from status_search x where x.status_id = s.id
+      and x.document @@ (${tsPhrases(q.exclude, "||")}))`);
+  if (q.include.length === 0) return { from: sql`statuses s`, where, key: sql`s.id` };
+  where.push(sql`f.document @@ (${tsPhrases(q.include, "&&")})`);
+  return { from: sql`status_search f join statuses s on s.id = f.status_id`, where, key: sql`f.status_id` };
+}
+
+/** Ids of the statuses found, newest first. */
+export async function searchStatuses(rt: Runtime, viewerId: string, s: StatusSearch): Promise<string[]> {
+  const q = parseStatusQuery(s.q);
+  if (s.limit < 1 || (q.include.length === 0 && q.exclude.length === 0 && q.filters.length === 0)) return [];
+  const viewer = sql`${viewerId}`;
+  const text = textMatch(rt, q);
+  const where = [...text.where, sql`s.reblog_of_id is null`];
+  for (const { filter, negated } of q.filters) {
+    const c = await condition(rt, viewerId, filter);
+    where.push(negated ? sql`not coalesce(${c}, ${false})` : c);
+  }
+  if (s.accountId) where.push(sql`s.account_id = ${s.accountId}`);
+  if (s.minId) where.push(sql`s.id > ${s.minId}`);
+  if (s.maxId) where.push(sql`s.id < ${s.maxId}`);
+  where.push(findable(viewer, q.scope), visibleTo(viewer, "s"));
+  const rows = await sql<{ id: string }>`select s.id from ${text.from} where ${sql.join(where, sql` and `)}
+    order by ${text.key} desc limit ${s.limit} offset ${s.offset}`.execute(rt.db);
+  return rows.rows.map((r) => String(r.id));
+}
