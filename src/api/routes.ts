@@ -14,6 +14,7 @@ import { adminReports } from "./v1/admin_reports.ts";
 import { apps } from "./v1/apps.ts";
 import { blocks } from "./v1/blocks.ts";
 import { conversations } from "./v1/conversations.ts";
+import { directoryApi } from "./v1/directory.ts";
 import { domainBlocks } from "./v1/domain_blocks.ts";
 import { emails } from "./v1/emails.ts";
 import { endorsements } from "./v1/endorsements.ts";
@@ -32,6 +33,7 @@ import { reports } from "./v1/reports.ts";
 import { scheduledStatuses } from "./v1/scheduled_statuses.ts";
 import { statusActions } from "./v1/status_actions.ts";
 import { statuses } from "./v1/statuses.ts";
+import { suggestionsApi } from "./v1/suggestions.ts";
 import { tags } from "./v1/tags.ts";
 import { timelines } from "./v1/timelines.ts";
 import { filtersV2 } from "./v2/filters.ts";
@@ -81,4 +83,6 @@ export const routers: Hono<AppEnv>[] = [
   notifications,
   notificationsV2,
   searchApi,
+  directoryApi,
+  suggestionsApi,
 ];

@@ -6,6 +6,7 @@ import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 import { feedsCommand } from "./feeds.ts";
 import { searchCommand } from "./search.ts";
 import { domainsCommand, rulesCommand, siteCommand } from "./site.ts";
+import { suggestionsCommand } from "./suggestions.ts";
 
 const list: Command[] = [
   {
@@ -43,6 +44,7 @@ const list: Command[] = [
   siteCommand,
   feedsCommand,
   searchCommand,
+  suggestionsCommand,
 ];
 
 export const commands = new Map(list.map((c) => [c.name, c]));

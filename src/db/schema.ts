@@ -560,6 +560,18 @@ export interface ScheduledStatusesTable {
   created_at: Date;
 }
 
+export interface FeaturedAccountsTable {
+  account_id: string;
+  created_at: Date;
+}
+
+export interface SuggestionDismissalsTable {
+  id: string;
+  account_id: string;
+  target_account_id: string;
+  created_at: Date;
+}
+
 export interface Database {
   accounts: AccountsTable;
   account_stats: AccountStatsTable;
@@ -612,4 +624,6 @@ export interface Database {
   polls: PollsTable;
   poll_votes: PollVotesTable;
   scheduled_statuses: ScheduledStatusesTable;
+  featured_accounts: FeaturedAccountsTable;
+  suggestion_dismissals: SuggestionDismissalsTable;
 }
