@@ -46,11 +46,17 @@ async function accountIdOf(rt: Runtime, viewerId: string, acct: string): Promise
   return row?.id ?? null;
 }
 
-async function condition(rt: Runtime, viewerId: string, f: Filter): Promise<Cond> {
+/**
+ * `s.account_id`, or where the full-text index leads (SQLite), `+s.account_id`: the unary plus
+ * keeps SQLite from looking the statuses up by author instead of by the id the index gave.
+ */
+const authorOf = (indexFirst: boolean) => (indexFirst ? sql`+s.account_id` : sql`s.account_id`);
+
+async function condition(rt: Runtime, viewerId: string, f: Filter, indexFirst: boolean): Promise<Cond> {
   switch (f.kind) {
     case "from": {
       const id = await accountIdOf(rt, viewerId, f.acct);
-      return id === null ? NONE : sql`s.account_id = ${id}`;
+      return id === null ? NONE : sql`${authorOf(indexFirst)} = ${id}`;
     }
     case "has":
       if (f.what === "poll") return sql`s.poll_id is not null`;
@@ -59,7 +65,8 @@ async function condition(rt: Runtime, viewerId: string, f: Filter): Promise<Cond
       if (f.what === "link") return sql`s.content like '%rel="nofollow noopener"%'`;
       return NONE;
     case "is":
-      return f.what === "reply" ? sql`s.in_reply_to_id is not null` : sql`s.sensitive = ${true}`;
+      if (f.what === "sensitive") return sql`s.sensitive = ${true}`;
+      return indexFirst ? sql`+s.in_reply_to_id is not null` : sql`s.in_reply_to_id is not null`;
     case "language":
       return sql`s.language = ${f.code}`;
     case "time":
@@ -81,7 +88,7 @@ const tsPhrases = (lists: string[][], joiner: "&&" | "||") =>
   );
 
 /** The query's words as a FROM clause and conditions, with the key to order by (the status id). */
-function textMatch(rt: Runtime, q: StatusQuery): { from: Cond; where: Cond[]; key: Cond } {
+function textMatch(rt: Runtime, q: StatusQuery): { from: Cond; where: Cond[]; key: Cond; indexFirst: boolean } {
   const where: Cond[] = [];
   if (rt.dialect === "sqlite") {
     if (q.include.length === 0) {
@@ -89,21 +96,31 @@ function textMatch(rt: Runtime, q: StatusQuery): { from: Cond; where: Cond[]; ke
         where.push(
           sql`s.id not in (select rowid from status_search where status_search match ${ftsPhrases(q.exclude, " OR ")})`,
         );
-      return { from: sql`statuses s`, where, key: sql`s.id` };
+      return { from: sql`statuses s`, where, key: sql`s.id`, indexFirst: false };
     }
     const match = `(${ftsPhrases(q.include, " AND ")})${q.exclude.map((w) => ` NOT "${w.join(" ")}"`).join("")}`;
     where.push(sql`f.document match ${match}`);
     // The index comes first (CROSS JOIN keeps SQLite from reordering): ordered by its rowid, it hands
     // out matches newest first and stops at the limit. Driven from the statuses instead (an author's,
     // say), SQLite would run the whole full-text query again for every status it tries.
-    return { from: sql`status_search f cross join statuses s on s.id = f.rowid`, where, key: sql`f.rowid` };
+    return {
+      from: sql`status_search f cross join statuses s on s.id = f.rowid`,
+      where,
+      key: sql`f.rowid`,
+      indexFirst: true,
+    };
   }
   if (q.exclude.length > 0)
     where.push(sql`not exists (select 1 from status_search x where x.status_id = s.id
       and x.document @@ (${tsPhrases(q.exclude, "||")}))`);
-  if (q.include.length === 0) return { from: sql`statuses s`, where, key: sql`s.id` };
+  if (q.include.length === 0) return { from: sql`statuses s`, where, key: sql`s.id`, indexFirst: false };
   where.push(sql`f.document @@ (${tsPhrases(q.include, "&&")})`);
-  return { from: sql`status_search f join statuses s on s.id = f.status_id`, where, key: sql`f.status_id` };
+  return {
+    from: sql`status_search f join statuses s on s.id = f.status_id`,
+    where,
+    key: sql`f.status_id`,
+    indexFirst: false,
+  };
 }
 
 /** Ids of the statuses found, newest first. */
@@ -112,12 +129,13 @@ export async function searchStatuses(rt: Runtime, viewerId: string, s: StatusSea
   if (s.limit < 1 || (q.include.length === 0 && q.exclude.length === 0 && q.filters.length === 0)) return [];
   const viewer = sql`${viewerId}`;
   const text = textMatch(rt, q);
-  const where = [...text.where, sql`s.reblog_of_id is null`];
+  // Boosts are not in the index; without words, they are left out here.
+  const where = text.indexFirst ? [...text.where] : [...text.where, sql`s.reblog_of_id is null`];
   for (const { filter, negated } of q.filters) {
-    const c = await condition(rt, viewerId, filter);
+    const c = await condition(rt, viewerId, filter, text.indexFirst);
     where.push(negated ? sql`not coalesce(${c}, ${false})` : c);
   }
-  if (s.accountId) where.push(sql`s.account_id = ${s.accountId}`);
+  if (s.accountId) where.push(sql`${authorOf(text.indexFirst)} = ${s.accountId}`);
   if (s.minId) where.push(sql`s.id > ${s.minId}`);
   if (s.maxId) where.push(sql`s.id < ${s.maxId}`);
   where.push(findable(viewer, q.scope), visibleTo(viewer, "s"));
