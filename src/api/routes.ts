@@ -14,6 +14,7 @@ import { adminReports } from "./v1/admin_reports.ts";
 import { apps } from "./v1/apps.ts";
 import { blocks } from "./v1/blocks.ts";
 import { conversations } from "./v1/conversations.ts";
+import { customEmojis } from "./v1/custom_emojis.ts";
 import { directoryApi } from "./v1/directory.ts";
 import { domainBlocks } from "./v1/domain_blocks.ts";
 import { emails } from "./v1/emails.ts";
@@ -85,4 +86,5 @@ export const routers: Hono<AppEnv>[] = [
   searchApi,
   directoryApi,
   suggestionsApi,
+  customEmojis,
 ];

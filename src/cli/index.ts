@@ -3,6 +3,7 @@ import { migrate } from "../db/index.ts";
 import { runServer } from "../server.ts";
 import { accountsCommand } from "./accounts.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
+import { emojiCommand } from "./emoji.ts";
 import { feedsCommand } from "./feeds.ts";
 import { searchCommand } from "./search.ts";
 import { domainsCommand, rulesCommand, siteCommand } from "./site.ts";
@@ -45,6 +46,7 @@ const list: Command[] = [
   feedsCommand,
   searchCommand,
   suggestionsCommand,
+  emojiCommand,
 ];
 
 export const commands = new Map(list.map((c) => [c.name, c]));

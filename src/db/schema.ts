@@ -572,6 +572,21 @@ export interface SuggestionDismissalsTable {
   created_at: Date;
 }
 
+export interface CustomEmojisTable {
+  id: string;
+  shortcode: string;
+  /** Null for this server's own. */
+  domain: string | null;
+  /** Storage keys of the image as uploaded and of its static PNG. */
+  image_file: string;
+  static_file: string;
+  category: string | null;
+  visible_in_picker: boolean;
+  disabled: Default<boolean>;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface Database {
   accounts: AccountsTable;
   account_stats: AccountStatsTable;
@@ -626,4 +641,5 @@ export interface Database {
   scheduled_statuses: ScheduledStatusesTable;
   featured_accounts: FeaturedAccountsTable;
   suggestion_dismissals: SuggestionDismissalsTable;
+  custom_emojis: CustomEmojisTable;
 }
