@@ -92,3 +92,34 @@ test("an archive imports every image in it; removal takes an emoji out", async (
   const codes = (await server.get("/api/v1/custom_emojis")).body.map((e: { shortcode: string }) => e.shortcode);
   assert.deepEqual(codes, ["blobcat", "party_parrot", "secret_one"]);
 });
+
+test("statuses, display names, bios and fields list the custom emojis they use", async () => {
+  const user = await server.user("emojifan");
+  const updated = await server.patch("/api/v1/accounts/update_credentials", {
+    token: user.token,
+    json: {
+      display_name: "Fan :party_parrot:",
+      note: "I like :blobcat: and :nope:",
+      fields_attributes: { 0: { name: "mood", value: ":secret_one:" } },
+    },
+  });
+  assert.equal(updated.status, 200, updated.text);
+  const codes = (list: { shortcode: string }[]) => list.map((e) => e.shortcode);
+  assert.deepEqual(codes(updated.body.emojis), ["party_parrot", "blobcat", "secret_one"]);
+  const posted = await server.post("/api/v1/statuses", {
+    token: user.token,
+    json: { status: "hello :blobcat::blobcat: and:party_parrot: and :secret_one:", spoiler_text: ":party_parrot:" },
+  });
+  assert.equal(posted.status, 200);
+  // Glued to a word, or to another shortcode, it is not an emoji.
+  assert.deepEqual(codes(posted.body.emojis), ["party_parrot", "secret_one"]);
+  const secret = posted.body.emojis.find((e: { shortcode: string }) => e.shortcode === "secret_one");
+  assert.equal(secret.visible_in_picker, false);
+  assert.deepEqual(codes(posted.body.account.emojis), ["party_parrot", "blobcat", "secret_one"]);
+  const shown = await server.get(`/api/v1/statuses/${posted.body.id}`);
+  assert.deepEqual(codes(shown.body.emojis), ["party_parrot", "secret_one"]);
+  const account = await server.get(`/api/v1/accounts/${user.accountId}`);
+  assert.deepEqual(codes(account.body.emojis), ["party_parrot", "blobcat", "secret_one"]);
+  const me = await server.get("/api/v1/accounts/verify_credentials", { token: user.token });
+  assert.deepEqual(codes(me.body.emojis), ["party_parrot", "blobcat", "secret_one"]);
+});

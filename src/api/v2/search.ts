@@ -8,6 +8,7 @@ import { renderStatuses } from "../../serializers/status.ts";
 import { renderTags } from "../../serializers/tag.ts";
 import { search } from "../../services/search/search.ts";
 import { loadTagViews } from "../../services/statuses/tag_views.ts";
+import { loadStatusViews } from "../../services/statuses/views.ts";
 import { tokenIfGiven, viewerId } from "../auth.ts";
 
 export const searchApi = router();
@@ -47,8 +48,8 @@ searchApi.get("/api/v2/search", tokenIfGiven("read:search"), async (c) => {
   });
   const [accounts, statuses, tagViews] = await Promise.all([
     renderAccounts(rt, found.accounts),
-    renderStatuses(rt, found.statuses, { viewerId: viewer, context: "public" }),
+    loadStatusViews(rt, viewer, found.statuses, { context: "public" }),
     loadTagViews(rt, found.hashtags, viewer),
   ]);
-  return c.json({ accounts, statuses, hashtags: renderTags(rt.config, tagViews) });
+  return c.json({ accounts, statuses: renderStatuses(rt, statuses), hashtags: renderTags(rt.config, tagViews) });
 });

@@ -6,7 +6,7 @@ import { basename, extname } from "node:path";
 import type { Selectable } from "kysely";
 import { list as listTar } from "tar";
 import type { CustomEmojisTable } from "../../db/schema.ts";
-import { SHORTCODE } from "../../domain/custom_emojis.ts";
+import { SHORTCODE, shortcodesIn } from "../../domain/custom_emojis.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { EmojiImageError, processEmojiImage } from "../../media/emoji_images.ts";
@@ -35,11 +35,12 @@ export function localEmojis(rt: Runtime): Promise<Map<string, CustomEmoji>> {
   return emojis;
 }
 
-/** The emojis `shortcodes` name, in that order, leaving out unknown ones. */
-export async function emojisNamed(rt: Runtime, shortcodes: readonly string[]): Promise<CustomEmoji[]> {
-  if (shortcodes.length === 0) return [];
-  const all = await localEmojis(rt);
-  return shortcodes.map((s) => all.get(s)).filter((e): e is CustomEmoji => e !== undefined);
+/** The emojis of `emojis` (localEmojis) that `texts` use, in the order first used. */
+export function emojisIn(emojis: ReadonlyMap<string, CustomEmoji>, ...texts: string[]): CustomEmoji[] {
+  if (emojis.size === 0) return [];
+  return shortcodesIn(...texts)
+    .map((s) => emojis.get(s))
+    .filter((e): e is CustomEmoji => e !== undefined);
 }
 
 export interface NewEmoji {

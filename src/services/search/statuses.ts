@@ -47,16 +47,18 @@ async function accountIdOf(rt: Runtime, viewerId: string, acct: string): Promise
 }
 
 /**
- * `s.account_id`, or where the full-text index leads (SQLite), `+s.account_id`: the unary plus
- * keeps SQLite from looking the statuses up by author instead of by the id the index gave.
+ * `s.account_id = id`, or where the full-text index leads (SQLite), `+s.account_id = id`: the unary
+ * plus keeps SQLite from looking the statuses up by author instead of by the id the index gave (and
+ * takes the column's affinity, hence the cast).
  */
-const authorOf = (indexFirst: boolean) => (indexFirst ? sql`+s.account_id` : sql`s.account_id`);
+const byAuthor = (indexFirst: boolean, id: string) =>
+  indexFirst ? sql`+s.account_id = cast(${id} as integer)` : sql`s.account_id = ${id}`;
 
 async function condition(rt: Runtime, viewerId: string, f: Filter, indexFirst: boolean): Promise<Cond> {
   switch (f.kind) {
     case "from": {
       const id = await accountIdOf(rt, viewerId, f.acct);
-      return id === null ? NONE : sql`${authorOf(indexFirst)} = ${id}`;
+      return id === null ? NONE : byAuthor(indexFirst, id);
     }
     case "has":
       if (f.what === "poll") return sql`s.poll_id is not null`;
@@ -135,7 +137,7 @@ export async function searchStatuses(rt: Runtime, viewerId: string, s: StatusSea
     const c = await condition(rt, viewerId, filter, text.indexFirst);
     where.push(negated ? sql`not coalesce(${c}, ${false})` : c);
   }
-  if (s.accountId) where.push(sql`${authorOf(text.indexFirst)} = ${s.accountId}`);
+  if (s.accountId) where.push(byAuthor(text.indexFirst, s.accountId));
   if (s.minId) where.push(sql`s.id > ${s.minId}`);
   if (s.maxId) where.push(sql`s.id < ${s.maxId}`);
   where.push(findable(viewer, q.scope), visibleTo(viewer, "s"));
