@@ -11,6 +11,7 @@ import { accounts } from "./v1/accounts.ts";
 import { credentials } from "./v1/accounts_credentials.ts";
 import { accountsRelationships } from "./v1/accounts_relationships.ts";
 import { adminReports } from "./v1/admin_reports.ts";
+import { announcements } from "./v1/announcements.ts";
 import { apps } from "./v1/apps.ts";
 import { blocks } from "./v1/blocks.ts";
 import { conversations } from "./v1/conversations.ts";
@@ -87,4 +88,5 @@ export const routers: Hono<AppEnv>[] = [
   directoryApi,
   suggestionsApi,
   customEmojis,
+  announcements,
 ];

@@ -2,6 +2,7 @@
 import { migrate } from "../db/index.ts";
 import { runServer } from "../server.ts";
 import { accountsCommand } from "./accounts.ts";
+import { announcementsCommand } from "./announcements.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 import { emojiCommand } from "./emoji.ts";
 import { feedsCommand } from "./feeds.ts";
@@ -47,6 +48,7 @@ const list: Command[] = [
   searchCommand,
   suggestionsCommand,
   emojiCommand,
+  announcementsCommand,
 ];
 
 export const commands = new Map(list.map((c) => [c.name, c]));

@@ -587,6 +587,42 @@ export interface CustomEmojisTable {
   updated_at: Date;
 }
 
+export interface AnnouncementMention {
+  id: string;
+  username: string;
+  url: string;
+  acct: string;
+}
+
+export interface AnnouncementsTable {
+  id: string;
+  text: string;
+  content: string;
+  mentions: Json<AnnouncementMention[]>;
+  statuses: Json<{ id: string; url: string }[]>;
+  starts_at: Date | null;
+  ends_at: Date | null;
+  all_day: boolean;
+  published_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AnnouncementDismissalsTable {
+  id: string;
+  announcement_id: string;
+  account_id: string;
+}
+
+export interface AnnouncementReactionsTable {
+  id: string;
+  announcement_id: string;
+  account_id: string;
+  /** A Unicode emoji, or a custom emoji's shortcode. */
+  name: string;
+  created_at: Date;
+}
+
 export interface Database {
   accounts: AccountsTable;
   account_stats: AccountStatsTable;
@@ -642,4 +678,7 @@ export interface Database {
   featured_accounts: FeaturedAccountsTable;
   suggestion_dismissals: SuggestionDismissalsTable;
   custom_emojis: CustomEmojisTable;
+  announcements: AnnouncementsTable;
+  announcement_dismissals: AnnouncementDismissalsTable;
+  announcement_reactions: AnnouncementReactionsTable;
 }
