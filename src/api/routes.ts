@@ -38,6 +38,7 @@ import { statuses } from "./v1/statuses.ts";
 import { suggestionsApi } from "./v1/suggestions.ts";
 import { tags } from "./v1/tags.ts";
 import { timelines } from "./v1/timelines.ts";
+import { trends } from "./v1/trends.ts";
 import { filtersV2 } from "./v2/filters.ts";
 import { instanceV2 } from "./v2/instance.ts";
 import { notificationsV2 } from "./v2/notifications.ts";
@@ -89,4 +90,5 @@ export const routers: Hono<AppEnv>[] = [
   suggestionsApi,
   customEmojis,
   announcements,
+  trends,
 ];

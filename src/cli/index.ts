@@ -9,6 +9,7 @@ import { feedsCommand } from "./feeds.ts";
 import { searchCommand } from "./search.ts";
 import { domainsCommand, rulesCommand, siteCommand } from "./site.ts";
 import { suggestionsCommand } from "./suggestions.ts";
+import { trendsCommand } from "./trends.ts";
 
 const list: Command[] = [
   {
@@ -49,6 +50,7 @@ const list: Command[] = [
   suggestionsCommand,
   emojiCommand,
   announcementsCommand,
+  trendsCommand,
 ];
 
 export const commands = new Map(list.map((c) => [c.name, c]));
