@@ -89,22 +89,33 @@ const tsPhrases = (lists: string[][], joiner: "&&" | "||") =>
     sql.raw(` ${joiner} `),
   );
 
-/** The query's words as a FROM clause and conditions, with the key to order by (the status id). */
-function textMatch(rt: Runtime, q: StatusQuery): { from: Cond; where: Cond[]; key: Cond; indexFirst: boolean } {
+/**
+ * The query's words as a FROM clause and conditions, with the key to order by (the status id).
+ * `oneAuthor`: the search is limited to one author's statuses, which are then few enough to look
+ * up first and check against the index one by one.
+ */
+function textMatch(
+  rt: Runtime,
+  q: StatusQuery,
+  oneAuthor: boolean,
+): { from: Cond; where: Cond[]; key: Cond; indexFirst: boolean } {
   const where: Cond[] = [];
+  const statusesFirst = { from: sql`statuses s`, where, key: sql`s.id`, indexFirst: false };
   if (rt.dialect === "sqlite") {
-    if (q.include.length === 0) {
-      if (q.exclude.length > 0)
-        where.push(
-          sql`s.id not in (select rowid from status_search where status_search match ${ftsPhrases(q.exclude, " OR ")})`,
-        );
-      return { from: sql`statuses s`, where, key: sql`s.id`, indexFirst: false };
+    if (q.exclude.length > 0 && (q.include.length === 0 || oneAuthor))
+      where.push(sql`not exists (select 1 from status_search x where x.rowid = s.id
+        and x.document match ${ftsPhrases(q.exclude, " OR ")})`);
+    if (q.include.length === 0) return statusesFirst;
+    const positive = `(${ftsPhrases(q.include, " AND ")})`;
+    if (oneAuthor) {
+      // With the rowid given, FTS5 seeks to it in each word's list instead of running the whole query.
+      where.push(sql`exists (select 1 from status_search f where f.rowid = s.id and f.document match ${positive})`);
+      return statusesFirst;
     }
-    const match = `(${ftsPhrases(q.include, " AND ")})${q.exclude.map((w) => ` NOT "${w.join(" ")}"`).join("")}`;
-    where.push(sql`f.document match ${match}`);
+    where.push(sql`f.document match ${positive + q.exclude.map((w) => ` NOT "${w.join(" ")}"`).join("")}`);
     // The index comes first (CROSS JOIN keeps SQLite from reordering): ordered by its rowid, it hands
-    // out matches newest first and stops at the limit. Driven from the statuses instead (an author's,
-    // say), SQLite would run the whole full-text query again for every status it tries.
+    // out matches newest first and stops at the limit. Joined the other way, SQLite would run the
+    // whole full-text query again for every status it tries.
     return {
       from: sql`status_search f cross join statuses s on s.id = f.rowid`,
       where,
@@ -115,7 +126,7 @@ function textMatch(rt: Runtime, q: StatusQuery): { from: Cond; where: Cond[]; ke
   if (q.exclude.length > 0)
     where.push(sql`not exists (select 1 from status_search x where x.status_id = s.id
       and x.document @@ (${tsPhrases(q.exclude, "||")}))`);
-  if (q.include.length === 0) return { from: sql`statuses s`, where, key: sql`s.id`, indexFirst: false };
+  if (q.include.length === 0) return statusesFirst;
   where.push(sql`f.document @@ (${tsPhrases(q.include, "&&")})`);
   return {
     from: sql`status_search f join statuses s on s.id = f.status_id`,
@@ -130,7 +141,8 @@ export async function searchStatuses(rt: Runtime, viewerId: string, s: StatusSea
   const q = parseStatusQuery(s.q);
   if (s.limit < 1 || (q.include.length === 0 && q.exclude.length === 0 && q.filters.length === 0)) return [];
   const viewer = sql`${viewerId}`;
-  const text = textMatch(rt, q);
+  const oneAuthor = s.accountId !== undefined || q.filters.some((f) => f.filter.kind === "from" && !f.negated);
+  const text = textMatch(rt, q, oneAuthor);
   // Boosts are not in the index; without words, they are left out here.
   const where = text.indexFirst ? [...text.where] : [...text.where, sql`s.reblog_of_id is null`];
   for (const { filter, negated } of q.filters) {
