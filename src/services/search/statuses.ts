@@ -5,7 +5,7 @@
 // read at all, so a search never shows more than the timelines would.
 import { type RawBuilder, sql } from "kysely";
 import { idFloor } from "../../domain/ids.ts";
-import { type Filter, parseStatusQuery, type SearchScope, type StatusQuery } from "../../domain/search_query.ts";
+import { type Filter, parseStatusQuery, type StatusQuery } from "../../domain/search_query.ts";
 import type { Runtime } from "../../runtime.ts";
 import { isLocalDomain } from "../accounts/accounts.ts";
 import { visibleTo } from "../visibility/sql.ts";
@@ -24,19 +24,21 @@ export interface StatusSearch {
 
 const NONE = sql`1 = 0`;
 
-/** The part of the who-may-find rule `scope` asks for, for viewer `v` and status alias `s`. */
-function findable(v: Cond, scope: SearchScope): Cond {
-  const library = sql`(s.account_id = ${v}
-    or exists (select 1 from status_mentions fm where fm.status_id = s.id and fm.account_id = ${v})
-    or exists (select 1 from favourites ff where ff.status_id = s.id and ff.account_id = ${v})
-    or exists (select 1 from bookmarks fb where fb.status_id = s.id and fb.account_id = ${v})
-    or exists (select 1 from statuses fr where fr.reblog_of_id = s.id and fr.account_id = ${v} and fr.deleted_at is null))`;
-  const opted = sql`(s.visibility = 'public' and exists (
-    select 1 from accounts fa where fa.id = s.account_id and fa.indexable = ${true}))`;
-  if (scope === "library") return library;
-  if (scope === "public") return opted;
-  return sql`(${library} or ${opted})`;
+/**
+ * The statuses in the viewer's library ("in:library"): their own, and those that mention them, that
+ * they favourited, bookmarked or boosted. A subquery of ids, small next to the public statuses.
+ */
+function libraryIds(v: Cond): Cond {
+  return sql`(select id from statuses where account_id = ${v}
+    union select status_id from status_mentions where account_id = ${v}
+    union select status_id from favourites where account_id = ${v}
+    union select status_id from bookmarks where account_id = ${v}
+    union select reblog_of_id from statuses where account_id = ${v} and reblog_of_id is not null and deleted_at is null)`;
 }
+
+/** Public statuses of accounts that opted in ("in:public"). */
+const optedIn = sql`(s.visibility = 'public' and exists (
+  select 1 from accounts fa where fa.id = s.account_id and fa.indexable = ${true}))`;
 
 async function accountIdOf(rt: Runtime, viewerId: string, acct: string): Promise<string | null> {
   if (acct.toLowerCase() === "me") return viewerId;
@@ -91,23 +93,24 @@ const tsPhrases = (lists: string[][], joiner: "&&" | "||") =>
 
 /**
  * The query's words as a FROM clause and conditions, with the key to order by (the status id).
- * `oneAuthor`: the search is limited to one author's statuses, which are then few enough to look
- * up first and check against the index one by one.
+ * `perStatus`: the statuses to search are few (one author's, or the viewer's library), so they are
+ * listed first and each is checked against the index; otherwise the index leads.
  */
 function textMatch(
   rt: Runtime,
   q: StatusQuery,
-  oneAuthor: boolean,
+  statuses: Cond,
+  perStatus: boolean,
 ): { from: Cond; where: Cond[]; key: Cond; indexFirst: boolean } {
   const where: Cond[] = [];
-  const statusesFirst = { from: sql`statuses s`, where, key: sql`s.id`, indexFirst: false };
+  const statusesFirst = { from: statuses, where, key: sql`s.id`, indexFirst: false };
   if (rt.dialect === "sqlite") {
-    if (q.exclude.length > 0 && (q.include.length === 0 || oneAuthor))
+    if (q.exclude.length > 0 && (q.include.length === 0 || perStatus))
       where.push(sql`not exists (select 1 from status_search x where x.rowid = s.id
         and x.document match ${ftsPhrases(q.exclude, " OR ")})`);
     if (q.include.length === 0) return statusesFirst;
     const positive = `(${ftsPhrases(q.include, " AND ")})`;
-    if (oneAuthor) {
+    if (perStatus) {
       // With the rowid given, FTS5 seeks to it in each word's list instead of running the whole query.
       where.push(sql`exists (select 1 from status_search f where f.rowid = s.id and f.document match ${positive})`);
       return statusesFirst;
@@ -127,6 +130,11 @@ function textMatch(
     where.push(sql`not exists (select 1 from status_search x where x.status_id = s.id
       and x.document @@ (${tsPhrases(q.exclude, "||")}))`);
   if (q.include.length === 0) return statusesFirst;
+  if (perStatus) {
+    where.push(sql`exists (select 1 from status_search f where f.status_id = s.id
+      and f.document @@ (${tsPhrases(q.include, "&&")}))`);
+    return statusesFirst;
+  }
   where.push(sql`f.document @@ (${tsPhrases(q.include, "&&")})`);
   return {
     from: sql`status_search f join statuses s on s.id = f.status_id`,
@@ -136,13 +144,22 @@ function textMatch(
   };
 }
 
-/** Ids of the statuses found, newest first. */
-export async function searchStatuses(rt: Runtime, viewerId: string, s: StatusSearch): Promise<string[]> {
-  const q = parseStatusQuery(s.q);
-  if (s.limit < 1 || (q.include.length === 0 && q.exclude.length === 0 && q.filters.length === 0)) return [];
+/** Up to `n` ids found in one part of the who-may-find rule, newest first. */
+async function searchScope(
+  rt: Runtime,
+  viewerId: string,
+  q: StatusQuery,
+  s: StatusSearch,
+  scope: "library" | "public",
+  n: number,
+): Promise<string[]> {
   const viewer = sql`${viewerId}`;
   const oneAuthor = s.accountId !== undefined || q.filters.some((f) => f.filter.kind === "from" && !f.negated);
-  const text = textMatch(rt, q, oneAuthor);
+  // SQLite's CROSS JOIN keeps the library first; PostgreSQL plans the join itself.
+  const join = rt.dialect === "sqlite" ? sql`cross join` : sql`join`;
+  const statuses =
+    scope === "library" ? sql`${libraryIds(viewer)} l ${join} statuses s on s.id = l.id` : sql`statuses s`;
+  const text = textMatch(rt, q, statuses, oneAuthor || scope === "library");
   // Boosts are not in the index; without words, they are left out here.
   const where = text.indexFirst ? [...text.where] : [...text.where, sql`s.reblog_of_id is null`];
   for (const { filter, negated } of q.filters) {
@@ -152,8 +169,24 @@ export async function searchStatuses(rt: Runtime, viewerId: string, s: StatusSea
   if (s.accountId) where.push(byAuthor(text.indexFirst, s.accountId));
   if (s.minId) where.push(sql`s.id > ${s.minId}`);
   if (s.maxId) where.push(sql`s.id < ${s.maxId}`);
-  where.push(findable(viewer, q.scope), visibleTo(viewer, "s"));
+  if (scope === "public") where.push(optedIn);
+  where.push(visibleTo(viewer, "s"));
   const rows = await sql<{ id: string }>`select s.id from ${text.from} where ${sql.join(where, sql` and `)}
-    order by ${text.key} desc limit ${s.limit} offset ${s.offset}`.execute(rt.db);
+    order by ${text.key} desc limit ${n}`.execute(rt.db);
   return rows.rows.map((r) => String(r.id));
+}
+
+/**
+ * Ids of the statuses found, newest first. The library and the opted-in public statuses are searched
+ * apart, each the way that suits it, and the two merged.
+ */
+export async function searchStatuses(rt: Runtime, viewerId: string, s: StatusSearch): Promise<string[]> {
+  const q = parseStatusQuery(s.q);
+  if (s.limit < 1 || (q.include.length === 0 && q.exclude.length === 0 && q.filters.length === 0)) return [];
+  const scopes = q.scope === "all" ? (["library", "public"] as const) : [q.scope];
+  const found = await Promise.all(scopes.map((scope) => searchScope(rt, viewerId, q, s, scope, s.offset + s.limit)));
+  const newestFirst = [...new Set(found.flat())].sort((a, b) =>
+    BigInt(b) > BigInt(a) ? 1 : BigInt(b) < BigInt(a) ? -1 : 0,
+  );
+  return newestFirst.slice(s.offset, s.offset + s.limit);
 }
