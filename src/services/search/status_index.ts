@@ -63,7 +63,11 @@ export async function reindexStatuses(
       .orderBy("id")
       .limit(500)
       .execute();
-    if (rows.length === 0) return done;
+    if (rows.length === 0) {
+      // FTS5 merges its index segments as it grows; a rebuilt index is merged into one at once.
+      if (dialect === "sqlite") await sql`insert into status_search (status_search) values ('optimize')`.execute(db);
+      return done;
+    }
     const docs = await documents(
       db,
       rows.map((r) => r.id),
