@@ -5,6 +5,7 @@ import { after, before, test } from "node:test";
 import sharp from "sharp";
 import { addAnnouncement, allAnnouncements, removeAnnouncement } from "../src/services/announcements/announcements.ts";
 import { addEmoji } from "../src/services/emojis/custom_emojis.ts";
+import { assertEntity } from "./conformance.ts";
 import { post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
@@ -25,7 +26,7 @@ after(() => server.close());
 
 const list = (user: TestUser) => server.get("/api/v1/announcements", { token: user.token });
 
-test("announcements in effect, with their mentions, statuses, tags and emojis", async () => {
+test("announcements in effect, with their mentions, statuses, tags and emojis", async (t) => {
   const status = await post(server, bob, "the release notes");
   const now = Date.now();
   const shown = await addAnnouncement(server.rt, {
@@ -45,6 +46,7 @@ test("announcements in effect, with their mentions, statuses, tags and emojis", 
   assert.equal(res.status, 200);
   assert.equal(res.body.length, 1, "neither the scheduled nor the ended one");
   const [a] = res.body;
+  assertEntity(t, "Announcement", a);
   assert.equal(a.id, shown.id);
   assert.match(
     a.content,
@@ -66,7 +68,7 @@ test("announcements in effect, with their mentions, statuses, tags and emojis", 
   assert.equal((await allAnnouncements(server.rt)).length, 3);
 });
 
-test("dismissing marks read (twice is fine); reactions count per emoji with `me`", async () => {
+test("dismissing marks read (twice is fine); reactions count per emoji with `me`", async (t) => {
   const [a] = (await list(alice)).body;
   for (let i = 0; i < 2; i++) {
     const res = await server.post(`/api/v1/announcements/${a.id}/dismiss`, { token: alice.token });
@@ -83,6 +85,7 @@ test("dismissing marks read (twice is fine); reactions count per emoji with `me`
   assert.equal((await react(bob, "👍")).status, 200);
   assert.equal((await react(bob, "rookery")).status, 200);
   const reactions = (await list(alice)).body[0].reactions;
+  assertEntity(t, "Announcement", (await list(alice)).body[0]);
   assert.deepEqual(reactions[0], { name: "👍", count: 2, me: true });
   assert.equal(reactions[1].name, "rookery");
   assert.deepEqual([reactions[1].count, reactions[1].me], [1, false]);

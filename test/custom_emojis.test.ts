@@ -9,6 +9,7 @@ import { after, before, test } from "node:test";
 import sharp from "sharp";
 import { create as createTar } from "tar";
 import { addEmoji, importEmojis, removeEmoji } from "../src/services/emojis/custom_emojis.ts";
+import { assertEntity } from "./conformance.ts";
 import { startServer, type TestServer } from "./rig.ts";
 
 let server: TestServer;
@@ -27,7 +28,7 @@ const square = (format: "png" | "gif" | "webp", size = 64) =>
     .toFormat(format)
     .toBuffer();
 
-test("emojis added by an operator are listed, unlisted ones not for the picker", async () => {
+test("emojis added by an operator are listed, unlisted ones not for the picker", async (t) => {
   await addEmoji(server.rt, { shortcode: "blobcat", image: await square("png"), category: "Blobs" });
   await addEmoji(server.rt, { shortcode: "secret_one", image: await square("gif", 600), unlisted: true });
   const res = await server.get("/api/v1/custom_emojis");
@@ -45,6 +46,7 @@ test("emojis added by an operator are listed, unlisted ones not for the picker",
     ],
   );
   const [blobcat, secret] = res.body;
+  for (const e of res.body) assertEntity(t, "CustomEmoji", e);
   assert.match(blobcat.url, /^http:\/\/.+\/custom_emojis\/\d+\/blobcat\.png$/);
   assert.match(secret.url, /\/secret_one\.gif$/);
   assert.match(secret.static_url, /\/secret_one\.static\.png$/);

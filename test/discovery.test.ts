@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { setFeatured } from "../src/services/accounts/suggestions.ts";
+import { assertEntity } from "./conformance.ts";
 import { block, follow, mute, post, remoteAccount, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
@@ -48,7 +49,7 @@ test("directory: discoverable accounts only, most recently active or newest firs
   await setAccount(server, quiet.accountId, { suspended_at: null });
 });
 
-test("suggestions: staff picks, then friends of friends, then the most followed; never followed, blocked or muted", async () => {
+test("suggestions: staff picks, then friends of friends, then the most followed; never followed, blocked or muted", async (t) => {
   const friend = await server.user("friend");
   const popular = await server.user("popular");
   const muted = await server.user("muted");
@@ -63,6 +64,7 @@ test("suggestions: staff picks, then friends of friends, then the most followed;
 
   const v2 = await server.get("/api/v2/suggestions", { token: viewer.token });
   assert.equal(v2.status, 200);
+  for (const s of v2.body) assertEntity(t, "Suggestion", s);
   const shown = v2.body.map((s: { account: { id: string }; sources: string[]; source: string }) => [
     s.account.id,
     s.sources,

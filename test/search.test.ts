@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createRestAPIClient } from "masto";
 import { reindexStatuses } from "../src/services/search/status_index.ts";
+import { assertEntity } from "./conformance.ts";
 import { block, follow, insertStatus, post, remoteAccount, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
@@ -96,11 +97,12 @@ test("anonymous search: accounts and hashtags, never statuses; no resolve or off
   assert.equal((await server.get("/api/v2/search", { token: alice.token, query: { q: " " } })).status, 400);
 });
 
-test("hashtags: prefix matching, shortest first, with a week of history", async () => {
+test("hashtags: prefix matching, shortest first, with a week of history", async (t) => {
   await post(server, bob, "#birdwatching and #birds and #bird");
   await post(server, carol, "#birds again");
   const res = await find("#bird", alice, { type: "hashtags" });
   const tags = res.body.hashtags;
+  assertEntity(t, "Search", res.body);
   assert.deepEqual(
     tags.map((t: { name: string }) => t.name),
     ["bird", "birds", "birdwatching"],
@@ -118,7 +120,7 @@ test("hashtags: prefix matching, shortest first, with a week of history", async 
   assert.deepEqual((await find("#bird", alice)).body.statuses, [], "no status search for a lone #tag");
 });
 
-test("statuses: public statuses of accounts that opted in, and what is in the searcher's library", async () => {
+test("statuses: public statuses of accounts that opted in, and what is in the searcher's library", async (t) => {
   const opted = (await post(server, bob, "the heron stood still")).id;
   const notOpted = (await post(server, carol, "a heron flew by")).id;
   const own = (await post(server, alice, "my heron photo")).id;
@@ -130,6 +132,7 @@ test("statuses: public statuses of accounts that opted in, and what is in the se
   await server.post(`/api/v1/statuses/${bookmarked}/bookmark`, { token: alice.token });
   await server.post(`/api/v1/statuses/${boosted}/reblog`, { token: alice.token });
   const all = [boosted, bookmarked, favourited, mentioning, own, opted];
+  assertEntity(t, "Search", (await find("heron")).body);
   assert.deepEqual(await statusesFound("heron"), all);
   assert.ok(!all.includes(notOpted));
   assert.deepEqual(await statusesFound("heron in:library"), [boosted, bookmarked, favourited, mentioning, own]);
