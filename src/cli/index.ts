@@ -6,6 +6,7 @@ import { announcementsCommand } from "./announcements.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 import { emojiCommand } from "./emoji.ts";
 import { feedsCommand } from "./feeds.ts";
+import { mediaCommand } from "./media.ts";
 import { searchCommand } from "./search.ts";
 import { domainsCommand, rulesCommand, siteCommand } from "./site.ts";
 import { suggestionsCommand } from "./suggestions.ts";
@@ -46,6 +47,7 @@ const list: Command[] = [
   domainsCommand,
   siteCommand,
   feedsCommand,
+  mediaCommand,
   searchCommand,
   suggestionsCommand,
   emojiCommand,

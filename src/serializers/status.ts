@@ -6,6 +6,7 @@ import type { StatusView, ViewerState } from "../services/statuses/views.ts";
 import { type AccountEntity, renderAccountView } from "./account.ts";
 import { renderCustomEmojis } from "./custom_emoji.ts";
 import { renderFilterResult } from "./filter.ts";
+import { renderMedia } from "./media_attachment.ts";
 import { renderPoll } from "./poll.ts";
 
 export type StatusEntity = Record<string, unknown> & { id: string; reblog: StatusEntity | null };
@@ -19,7 +20,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The entity as everyone sees it (the poll aside, which shows the viewer's votes). */
 function renderShared(rt: Runtime, view: StatusView, reblog: StatusEntity | null): StatusEntity {
-  const { row, mentions, tags, application } = view.shared;
+  const { row, mentions, tags, application, media } = view.shared;
   const s = view.counts;
   const own = view.viewer !== null && view.viewer.id === row.account_id;
   const account: AccountEntity | null = view.account ? renderAccountView(rt, view.account) : null;
@@ -44,7 +45,7 @@ function renderShared(rt: Runtime, view: StatusView, reblog: StatusEntity | null
     // The app a status was posted with shows only to its author.
     application: own ? application : null,
     account,
-    media_attachments: [],
+    media_attachments: media.map((m) => renderMedia(rt.config, m)),
     mentions,
     tags,
     emojis: renderCustomEmojis(rt.config, view.emojis),

@@ -80,8 +80,8 @@ export async function addEmoji(rt: Runtime, e: NewEmoji): Promise<CustomEmoji> {
     created_at: now,
     updated_at: now,
   };
-  await storage.put(row.image_file, image.data);
-  await storage.put(row.static_file, image.still);
+  await storage.put(row.image_file, image.data, `image/${image.extension}`);
+  await storage.put(row.static_file, image.still, "image/png");
   await rt.db.transaction().execute(async (trx) => {
     if (existing) await trx.deleteFrom("custom_emojis").where("id", "=", existing.id).execute();
     await trx.insertInto("custom_emojis").values(row).execute();
