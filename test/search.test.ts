@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createRestAPIClient } from "masto";
+import sharp from "sharp";
 import { reindexStatuses } from "../src/services/search/status_index.ts";
 import { assertEntity } from "./conformance.ts";
 import { block, follow, insertStatus, post, remoteAccount, setAccount } from "./fixtures.ts";
@@ -211,7 +212,20 @@ test("operators: phrases, exclusions, from:, has:, is:, language:, dates", async
   assert.deepEqual(await statusesFound(`fox from:nobody`), []);
   assert.deepEqual(await statusesFound(`fox has:poll`), [poll]);
   assert.deepEqual(await statusesFound(`fox has:link`), [reply]);
-  assert.deepEqual(await statusesFound(`fox has:media`), [], "no status has media yet");
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#123" } })
+    .png()
+    .toBuffer();
+  const media = await server.post("/api/v2/media", {
+    token: u.token,
+    json: { file: `data:image/png;base64,${png.toString("base64")}` },
+  });
+  assert.equal(media.status, 200, media.text);
+  const pictured = (await post(server, u, { status: "fox picture", media_ids: [media.body.id] })).id;
+  assert.deepEqual(await statusesFound(`fox has:media`), [pictured]);
+  assert.deepEqual(await statusesFound(`fox has:image`), [pictured]);
+  assert.deepEqual(await statusesFound(`fox has:video`), []);
+  assert.deepEqual(await statusesFound(`fox has:embed`), [], "no link previews yet");
+  await server.delete(`/api/v1/statuses/${pictured}`, { token: u.token });
   assert.deepEqual(await statusesFound(`fox is:reply`), [reply]);
   assert.deepEqual(await statusesFound(`fox -is:reply from:opuser`), [poll, second, first]);
   assert.deepEqual(await statusesFound(`fox is:sensitive`), [second]);

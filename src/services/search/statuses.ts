@@ -24,6 +24,14 @@ export interface StatusSearch {
 
 const NONE = sql`1 = 0`;
 
+/** The attachment types each `has:` asks for, as Mastodon counts them (a GIF plays as a video). */
+const MEDIA_TYPES = {
+  media: ["image", "gifv", "video", "audio"],
+  image: ["image"],
+  video: ["video", "gifv"],
+  audio: ["audio"],
+} as const;
+
 /**
  * The statuses in the viewer's library ("in:library"): their own, and those that mention them, that
  * they favourited, bookmarked or boosted. A subquery of ids, small next to the public statuses.
@@ -65,9 +73,11 @@ async function condition(rt: Runtime, viewerId: string, f: Filter, indexFirst: b
     case "has":
       if (f.what === "poll") return sql`s.poll_id is not null`;
       // Links other than mentions and hashtags are the ones rendered with this rel; until link
-      // previews and media exist, nothing has an embed or media.
+      // previews exist, nothing has an embed.
       if (f.what === "link") return sql`s.content like '%rel="nofollow noopener"%'`;
-      return NONE;
+      if (f.what === "embed") return NONE;
+      return sql`exists (select 1 from media_attachments m where m.status_id = s.id and m.position is not null
+        and m.type in (${sql.join(MEDIA_TYPES[f.what].map((t) => sql.lit(t)))}))`;
     case "is":
       if (f.what === "sensitive") return sql`s.sensitive = ${true}`;
       return indexFirst ? sql`+s.in_reply_to_id is not null` : sql`s.in_reply_to_id is not null`;
