@@ -5,6 +5,7 @@ import type { Insertable, Updateable } from "kysely";
 import type { AccountsTable } from "../src/db/schema.ts";
 import { newId } from "../src/domain/ids.ts";
 import { accountRow, insertAccount } from "../src/services/accounts/account_row.ts";
+import { indexStatus } from "../src/services/search/status_index.ts";
 import type { TestServer, TestUser, UserOptions } from "./rig.ts";
 
 let made = 0;
@@ -30,7 +31,11 @@ export async function post(server: TestServer, user: TestUser, input: string | R
 export async function insertStatus(
   server: TestServer,
   accountId: string,
-  { visibility = "public", local = true }: { visibility?: "public" | "unlisted"; local?: boolean } = {},
+  {
+    visibility = "public",
+    local = true,
+    content = "",
+  }: { visibility?: "public" | "unlisted" | "private"; local?: boolean; content?: string } = {},
 ): Promise<string> {
   const id = newId();
   const now = new Date();
@@ -42,10 +47,13 @@ export async function insertStatus(
       account_id: accountId,
       local,
       visibility,
+      content,
       created_at: now,
       updated_at: now,
     })
     .execute();
+  // Found by search as the statuses of other servers will be once they arrive.
+  await indexStatus(server.rt.db, server.rt.dialect, id);
   return id;
 }
 

@@ -252,7 +252,8 @@ test("public timelines: local, without replies to others or boosts; tag timeline
     ids(await server.get("/api/v1/timelines/tag/rust", { query: { "any[]": "go", "none[]": "rust" } })),
     [onlyGo],
   );
-  assert.deepEqual((await server.get("/api/v1/timelines/link", { query: { url: "https://example.com" } })).body, []);
+  // No link trends (no link previews yet): Mastodon answers a link that does not trend with 404.
+  assert.equal((await server.get("/api/v1/timelines/link", { query: { url: "https://example.com" } })).status, 404);
 });
 
 test("without public preview, the public timelines need a signed-in user", async () => {

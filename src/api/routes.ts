@@ -11,9 +11,12 @@ import { accounts } from "./v1/accounts.ts";
 import { credentials } from "./v1/accounts_credentials.ts";
 import { accountsRelationships } from "./v1/accounts_relationships.ts";
 import { adminReports } from "./v1/admin_reports.ts";
+import { announcements } from "./v1/announcements.ts";
 import { apps } from "./v1/apps.ts";
 import { blocks } from "./v1/blocks.ts";
 import { conversations } from "./v1/conversations.ts";
+import { customEmojis } from "./v1/custom_emojis.ts";
+import { directoryApi } from "./v1/directory.ts";
 import { domainBlocks } from "./v1/domain_blocks.ts";
 import { emails } from "./v1/emails.ts";
 import { endorsements } from "./v1/endorsements.ts";
@@ -34,12 +37,15 @@ import { reports } from "./v1/reports.ts";
 import { scheduledStatuses } from "./v1/scheduled_statuses.ts";
 import { statusActions } from "./v1/status_actions.ts";
 import { statuses } from "./v1/statuses.ts";
+import { suggestionsApi } from "./v1/suggestions.ts";
 import { tags } from "./v1/tags.ts";
 import { timelines } from "./v1/timelines.ts";
+import { trends } from "./v1/trends.ts";
 import { filtersV2 } from "./v2/filters.ts";
 import { instanceV2 } from "./v2/instance.ts";
 import { mediaV2 } from "./v2/media.ts";
 import { notificationsV2 } from "./v2/notifications.ts";
+import { searchApi } from "./v2/search.ts";
 import { wellKnown } from "./well_known.ts";
 
 // Static paths under /api/v1/accounts/ (relationships, familiar_followers) come before any router
@@ -85,4 +91,10 @@ export const routers: Hono<AppEnv>[] = [
   media,
   mediaV2,
   push,
+  searchApi,
+  directoryApi,
+  suggestionsApi,
+  customEmojis,
+  announcements,
+  trends,
 ];

@@ -2,10 +2,15 @@
 import { migrate } from "../db/index.ts";
 import { runServer } from "../server.ts";
 import { accountsCommand } from "./accounts.ts";
+import { announcementsCommand } from "./announcements.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
+import { emojiCommand } from "./emoji.ts";
 import { feedsCommand } from "./feeds.ts";
 import { mediaCommand } from "./media.ts";
+import { searchCommand } from "./search.ts";
 import { domainsCommand, rulesCommand, siteCommand } from "./site.ts";
+import { suggestionsCommand } from "./suggestions.ts";
+import { trendsCommand } from "./trends.ts";
 
 const list: Command[] = [
   {
@@ -43,6 +48,11 @@ const list: Command[] = [
   siteCommand,
   feedsCommand,
   mediaCommand,
+  searchCommand,
+  suggestionsCommand,
+  emojiCommand,
+  announcementsCommand,
+  trendsCommand,
 ];
 
 export const commands = new Map(list.map((c) => [c.name, c]));

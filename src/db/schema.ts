@@ -446,6 +446,9 @@ export interface TagsTable {
   display_name: string;
   last_status_at: Date | null;
   created_at: Date;
+  /** An operator's review: whether it may trend (null until reviewed). */
+  trendable: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  reviewed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface FeaturedTagsTable {
@@ -565,6 +568,69 @@ export interface ScheduledStatusesTable {
   created_at: Date;
 }
 
+export interface FeaturedAccountsTable {
+  account_id: string;
+  created_at: Date;
+}
+
+export interface SuggestionDismissalsTable {
+  id: string;
+  account_id: string;
+  target_account_id: string;
+  created_at: Date;
+}
+
+export interface CustomEmojisTable {
+  id: string;
+  shortcode: string;
+  /** Null for this server's own. */
+  domain: string | null;
+  /** Storage keys of the image as uploaded and of its static PNG. */
+  image_file: string;
+  static_file: string;
+  category: string | null;
+  visible_in_picker: boolean;
+  disabled: Default<boolean>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AnnouncementMention {
+  id: string;
+  username: string;
+  url: string;
+  acct: string;
+}
+
+export interface AnnouncementsTable {
+  id: string;
+  text: string;
+  content: string;
+  mentions: Json<AnnouncementMention[]>;
+  statuses: Json<{ id: string; url: string }[]>;
+  starts_at: Date | null;
+  ends_at: Date | null;
+  all_day: boolean;
+  published_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AnnouncementDismissalsTable {
+  id: string;
+  announcement_id: string;
+  account_id: string;
+}
+
+export interface AnnouncementReactionsTable {
+  id: string;
+  announcement_id: string;
+  account_id: string;
+  /** A Unicode emoji, or a custom emoji's shortcode. */
+  name: string;
+  created_at: Date;
+}
+
 export interface Database {
   accounts: AccountsTable;
   account_stats: AccountStatsTable;
@@ -617,6 +683,12 @@ export interface Database {
   polls: PollsTable;
   poll_votes: PollVotesTable;
   scheduled_statuses: ScheduledStatusesTable;
+  featured_accounts: FeaturedAccountsTable;
+  suggestion_dismissals: SuggestionDismissalsTable;
+  custom_emojis: CustomEmojisTable;
+  announcements: AnnouncementsTable;
+  announcement_dismissals: AnnouncementDismissalsTable;
+  announcement_reactions: AnnouncementReactionsTable;
   media_attachments: MediaAttachmentsTable;
   push_subscriptions: PushSubscriptionsTable;
   push_deliveries: PushDeliveriesTable;

@@ -9,11 +9,14 @@ import type { Runtime } from "../runtime.ts";
 import {
   type AccountRow,
   type AccountView,
+  accountEmojis,
   day,
   loadAccountRows,
   loadAccountViews,
 } from "../services/accounts/views.ts";
+import { localEmojis } from "../services/emojis/custom_emojis.ts";
 import type { AccountCounters } from "../services/statuses/live_state.ts";
+import { renderCustomEmojis } from "./custom_emoji.ts";
 
 export interface AccountEntity {
   id: string;
@@ -143,6 +146,7 @@ export function renderAccountView(rt: Runtime, view: AccountView): AccountEntity
     following_count: live ? (s?.following_count ?? 0) : 0,
     statuses_count: live ? (s?.statuses_count ?? 0) : 0,
     last_status_at: s?.last_status_at ?? null,
+    emojis: live ? renderCustomEmojis(rt.config, view.emojis) : [],
   };
   // A suspended account shows no forwarding address either.
   if (view.row.moved_to_account_id) entity.moved = view.moved && live ? renderAccountView(rt, view.moved) : null;
@@ -191,8 +195,10 @@ export async function renderCredentialAccount(rt: Runtime, userId: string) {
     .select((eb) => eb.fn.countAll().as("n"))
     .executeTakeFirstOrThrow();
   const s = user.settings;
+  const entity = renderAccount(rt, row);
   return {
-    ...renderAccount(rt, row),
+    ...entity,
+    emojis: entity.suspended ? [] : renderCustomEmojis(rt.config, accountEmojis(await localEmojis(rt), row)),
     source: {
       privacy: s.default_privacy ?? "public",
       sensitive: s.default_sensitive ?? false,

@@ -4,6 +4,7 @@
 import type { Runtime } from "../runtime.ts";
 import type { StatusView, ViewerState } from "../services/statuses/views.ts";
 import { type AccountEntity, renderAccountView } from "./account.ts";
+import { renderCustomEmojis } from "./custom_emoji.ts";
 import { renderFilterResult } from "./filter.ts";
 import { renderMedia } from "./media_attachment.ts";
 import { renderPoll } from "./poll.ts";
@@ -47,7 +48,7 @@ function renderShared(rt: Runtime, view: StatusView, reblog: StatusEntity | null
     media_attachments: media.map((m) => renderMedia(rt.config, m)),
     mentions,
     tags,
-    emojis: [],
+    emojis: renderCustomEmojis(rt.config, view.emojis),
     card: null,
     poll: view.poll ? renderPoll(view.poll) : null,
     quote: null,

@@ -86,6 +86,3 @@ timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), a
   setLinkHeader(c, c.var.rt.config.origin, result);
   return c.json(renderStatuses(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items, { context: "public" })));
 });
-
-// Statuses sharing a trending link: there are no trends yet, so there is nothing to show.
-timelines.get("/api/v1/timelines/link", tokenIfGiven("read:statuses"), (c) => c.json([]));

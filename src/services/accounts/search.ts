@@ -1,5 +1,5 @@
-// GET /api/v1/accounts/search: known accounts by the start of their username or of a word of their
-// display name, or by `user@domain`.
+// Known accounts by the start of their username or of a word of their display name, or by
+// `user@domain`: GET /api/v1/accounts/search and the accounts of GET /api/v2/search.
 import { sql } from "kysely";
 import type { Runtime } from "../../runtime.ts";
 import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
@@ -20,7 +20,7 @@ const likePrefix = (text: string) => `${text.toLowerCase().replace(/[\\%_]/g, (m
  * the most followed. Left out, as in Mastodon: suspended and moved accounts, sign-ups not yet live,
  * and accounts the viewer blocks, mutes or is blocked by.
  */
-export async function searchAccounts(rt: Runtime, viewerId: string, s: AccountSearch): Promise<string[]> {
+export async function searchAccounts(rt: Runtime, viewerId: string | null, s: AccountSearch): Promise<string[]> {
   const query = s.q.trim().replace(/^@/, "");
   if (query === "" || query.startsWith("#") || s.limit < 1) return [];
   const [name = "", domain = null] = query.split("@");
@@ -31,12 +31,15 @@ export async function searchAccounts(rt: Runtime, viewerId: string, s: AccountSe
     .selectFrom("accounts as a")
     .leftJoin("users as u", "u.account_id", "a.id")
     .leftJoin("account_stats as st", "st.account_id", "a.id")
-    .leftJoin("follows as f", (j) => j.onRef("f.target_account_id", "=", "a.id").on("f.account_id", "=", viewerId))
+    // Without a viewer (an anonymous search), no follow matches id 0.
+    .leftJoin("follows as f", (j) =>
+      j.onRef("f.target_account_id", "=", "a.id").on("f.account_id", "=", viewerId ?? "0"),
+    )
     .select("a.id")
     .where("a.suspended_at", "is", null)
     .where("a.moved_to_account_id", "is", null)
-    .where(LIVE_ACCOUNT)
-    .where("a.id", "not in", hiddenAccountIds(rt.db, viewerId));
+    .where(LIVE_ACCOUNT);
+  if (viewerId !== null) q = q.where("a.id", "not in", hiddenAccountIds(rt.db, viewerId));
   if (domain !== null && local) {
     q = q.where("a.domain", "is", null).where(username);
   } else if (domain !== null) {

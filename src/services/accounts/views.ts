@@ -3,6 +3,7 @@
 import type { Selectable } from "kysely";
 import type { AccountStatsTable, AccountsTable, Role } from "../../db/schema.ts";
 import type { Runtime } from "../../runtime.ts";
+import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
 import type { AccountCounters } from "../statuses/live_state.ts";
 import { viewCaches } from "../view_caches.ts";
 
@@ -18,6 +19,13 @@ export interface AccountView {
   counters: AccountCounters | null;
   /** The account it moved to, when the row names one and it exists. */
   moved: AccountView | null;
+  /** The custom emojis its name, bio and fields use. */
+  emojis: CustomEmoji[];
+}
+
+/** The custom emojis of `emojis` (localEmojis) an account's name, bio and fields use. */
+export function accountEmojis(emojis: ReadonlyMap<string, CustomEmoji>, row: AccountRow): CustomEmoji[] {
+  return emojisIn(emojis, row.display_name, row.note, ...row.fields.flatMap((f) => [f.name, f.value]));
 }
 
 /** Accounts with their counters, by id. Missing ids are simply absent from the map. */
@@ -76,7 +84,7 @@ export async function loadAccountViews(
   ids: readonly string[],
   known?: ReadonlyMap<string, AccountCounters>,
 ): Promise<Map<string, AccountView>> {
-  const found = await profiles(rt, ids);
+  const [found, emojis] = await Promise.all([profiles(rt, ids), localEmojis(rt)]);
   const movedIds = [...found.values()].map((r) => r.moved_to_account_id).filter((id): id is string => id !== null);
   const moved = movedIds.length > 0 ? await profiles(rt, movedIds) : new Map<string, AccountRow>();
   const missing = [...new Set([...found.keys(), ...moved.keys()])].filter((id) => !known?.has(id));
@@ -96,6 +104,7 @@ export async function loadAccountViews(
     row,
     counters: counters.get(row.id) ?? null,
     moved: next,
+    emojis: accountEmojis(emojis, row),
   });
   const out = new Map<string, AccountView>();
   for (const id of ids) {

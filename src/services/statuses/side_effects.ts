@@ -1,11 +1,12 @@
 // What follows from posting, editing, deleting, favouriting and boosting: notification records of
-// one recipient written in the same transaction as the change, and jobs for the rest (mentions,
-// conversations, subscribers, boosters, feeds).
+// one recipient and the search index written in the same transaction as the change, and jobs for
+// the rest (mentions, conversations, subscribers, boosters, feeds).
 import type { Db } from "../../db/index.ts";
 import type { Visibility } from "../../db/schema.ts";
 import type { JobPayloads } from "../../jobs/queue.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type NotificationType, notify } from "../notifications/create.ts";
+import { indexStatus, unindexStatus } from "../search/status_index.ts";
 import { addToConversation, deliverToRecipients, removeFromConversations } from "./conversations.ts";
 
 declare module "../../jobs/queue.ts" {
@@ -48,6 +49,7 @@ export async function statusPosted(
   db: Db,
   s: { id: string; mentioned: string[]; visibility: Visibility },
 ): Promise<void> {
+  await indexStatus(db, rt.dialect, s.id);
   if (s.mentioned.length > 0 || s.visibility === "direct") {
     await rt.queue.enqueue(
       "statuses.notify_mentioned",
@@ -65,6 +67,7 @@ export async function statusEdited(
   db: Db,
   s: { id: string; accountId: string; newlyMentioned: string[] },
 ): Promise<void> {
+  await indexStatus(db, rt.dialect, s.id);
   if (s.newlyMentioned.length > 0) {
     await rt.queue.enqueue(
       "statuses.notify_mentioned",
@@ -77,6 +80,7 @@ export async function statusEdited(
 }
 
 export async function statusDeleted(rt: Runtime, db: Db, s: { id: string; boostIds: string[] }): Promise<void> {
+  await unindexStatus(db, rt.dialect, s.id);
   // Notifications about a deleted status or its boosts go with it, and so do their feed entries.
   await db
     .deleteFrom("notifications")

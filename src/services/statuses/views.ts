@@ -13,6 +13,7 @@ import { htmlToPlainText } from "../../domain/text/index.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type AccountView, loadAccountViews } from "../accounts/views.ts";
+import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
 import { activeFilters } from "../filters/active.ts";
 import { loadMediaByStatus, type MediaRow } from "../media/rows.ts";
 import { viewCaches } from "../view_caches.ts";
@@ -69,6 +70,8 @@ export interface StatusView {
   reblog: StatusView | null;
   /** Null for an anonymous viewer. */
   viewer: ViewerState | null;
+  /** The custom emojis its text and content warning use. */
+  emojis: CustomEmoji[];
 }
 
 export interface LoadOptions {
@@ -187,7 +190,7 @@ export async function loadStatusViews(
   const conversations = [...new Set(rows.map((r) => r.conversation_id).filter((c): c is string => c !== null))];
   const pollIds = rows.map((r) => r.poll_id).filter((id): id is string => id !== null);
   const authorIds = [...new Set(rows.map((r) => r.account_id))];
-  const [live, filters, polls] = await Promise.all([
+  const [live, filters, polls, emojis] = await Promise.all([
     o.live ??
       loadLiveState(
         rt,
@@ -199,6 +202,7 @@ export async function loadStatusViews(
       ),
     viewerId && o.context ? activeFilters(rt, viewerId) : [],
     loadPollViews(rt, pollIds, viewerId),
+    localEmojis(rt),
   ]);
   const accounts = await loadAccountViews(rt, authorIds, live.accounts);
   const { flags } = live;
@@ -231,6 +235,7 @@ export async function loadStatusViews(
       poll: row.poll_id ? (polls.get(row.poll_id) ?? null) : null,
       reblog,
       viewer,
+      emojis: emojisIn(emojis, row.spoiler_text, row.content),
     };
   };
 

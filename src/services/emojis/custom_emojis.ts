@@ -1,0 +1,158 @@
+// This server's custom emojis: added, imported and removed by operators (`rookery emoji`), and
+// looked up by shortcode whenever statuses, accounts and announcements are rendered. The lookup
+// keeps every enabled emoji in memory for a minute: the set is small and changes rarely (an
+// operator's command in another process shows within that minute).
+import { basename, extname } from "node:path";
+import type { Selectable } from "kysely";
+import { list as listTar } from "tar";
+import type { CustomEmojisTable } from "../../db/schema.ts";
+import { SHORTCODE, shortcodesIn } from "../../domain/custom_emojis.ts";
+import { notFound, unprocessable } from "../../domain/errors.ts";
+import { newId } from "../../domain/ids.ts";
+import { EmojiImageError, processEmojiImage } from "../../media/emoji_images.ts";
+import { mediaStorage } from "../../media/storage.ts";
+import type { Runtime } from "../../runtime.ts";
+
+export type CustomEmoji = Selectable<CustomEmojisTable>;
+
+const FRESH_MS = 60_000;
+const loaded = new WeakMap<Runtime, { at: number; emojis: Promise<Map<string, CustomEmoji>> }>();
+
+/** The enabled local emojis by shortcode. */
+export function localEmojis(rt: Runtime): Promise<Map<string, CustomEmoji>> {
+  const hit = loaded.get(rt);
+  if (hit && Date.now() - hit.at < FRESH_MS) return hit.emojis;
+  const emojis = rt.db
+    .selectFrom("custom_emojis")
+    .selectAll()
+    .where("domain", "is", null)
+    .where("disabled", "=", false)
+    .orderBy("shortcode")
+    .execute()
+    .then((rows) => new Map(rows.map((r) => [r.shortcode, r])));
+  loaded.set(rt, { at: Date.now(), emojis });
+  emojis.catch(() => loaded.delete(rt));
+  return emojis;
+}
+
+/** The emojis of `emojis` (localEmojis) that `texts` use, in the order first used. */
+export function emojisIn(emojis: ReadonlyMap<string, CustomEmoji>, ...texts: string[]): CustomEmoji[] {
+  if (emojis.size === 0) return [];
+  return shortcodesIn(...texts)
+    .map((s) => emojis.get(s))
+    .filter((e): e is CustomEmoji => e !== undefined);
+}
+
+export interface NewEmoji {
+  shortcode: string;
+  image: Buffer;
+  category?: string | null;
+  unlisted?: boolean;
+  /** Replace an emoji of that shortcode; otherwise it is refused. */
+  overwrite?: boolean;
+}
+
+export async function addEmoji(rt: Runtime, e: NewEmoji): Promise<CustomEmoji> {
+  if (!SHORTCODE.test(e.shortcode))
+    throw unprocessable("Validation failed: Shortcode must be at least 2 characters: letters, digits and _");
+  const existing = await rt.db
+    .selectFrom("custom_emojis")
+    .selectAll()
+    .where("domain", "is", null)
+    .where("shortcode", "=", e.shortcode)
+    .executeTakeFirst();
+  if (existing && !e.overwrite) throw unprocessable("Validation failed: Shortcode has already been taken");
+  const image = await processEmojiImage(e.image).catch((error) => {
+    throw error instanceof EmojiImageError ? unprocessable(`Validation failed: Image ${error.message}`) : error;
+  });
+  const id = newId();
+  const now = new Date();
+  const storage = mediaStorage(rt.config);
+  const row: CustomEmoji = {
+    id,
+    shortcode: e.shortcode,
+    domain: null,
+    image_file: `custom_emojis/${id}/${e.shortcode}.${image.extension}`,
+    static_file: `custom_emojis/${id}/${e.shortcode}.static.png`,
+    category: e.category?.trim() || null,
+    visible_in_picker: !e.unlisted,
+    disabled: false,
+    created_at: now,
+    updated_at: now,
+  };
+  await storage.put(row.image_file, image.data, `image/${image.extension}`);
+  await storage.put(row.static_file, image.still, "image/png");
+  await rt.db.transaction().execute(async (trx) => {
+    if (existing) await trx.deleteFrom("custom_emojis").where("id", "=", existing.id).execute();
+    await trx.insertInto("custom_emojis").values(row).execute();
+  });
+  if (existing) await removeFiles(rt, existing);
+  loaded.delete(rt);
+  return row;
+}
+
+async function removeFiles(rt: Runtime, e: CustomEmoji): Promise<void> {
+  const storage = mediaStorage(rt.config);
+  await storage.delete(e.image_file);
+  await storage.delete(e.static_file);
+}
+
+export async function removeEmoji(rt: Runtime, shortcode: string): Promise<void> {
+  const row = await rt.db
+    .deleteFrom("custom_emojis")
+    .where("domain", "is", null)
+    .where("shortcode", "=", shortcode)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw notFound();
+  await removeFiles(rt, row);
+  loaded.delete(rt);
+}
+
+/** Every local emoji, for operators (disabled ones too). */
+export function listEmojis(rt: Runtime): Promise<CustomEmoji[]> {
+  return rt.db.selectFrom("custom_emojis").selectAll().where("domain", "is", null).orderBy("shortcode").execute();
+}
+
+export interface ImportResult {
+  added: string[];
+  skipped: { name: string; reason: string }[];
+}
+
+const IMAGE_FILE = /\.(png|gif|webp)$/i;
+
+/**
+ * `tootctl emoji import`: every PNG, GIF or WebP file of a tar.gz archive becomes an emoji named
+ * after the file; shortcodes already taken are skipped unless `overwrite`.
+ */
+export async function importEmojis(
+  rt: Runtime,
+  archive: string,
+  options: Omit<NewEmoji, "shortcode" | "image"> & { prefix?: string; suffix?: string },
+): Promise<ImportResult> {
+  const files: { name: string; data: Buffer }[] = [];
+  await listTar({
+    file: archive,
+    onReadEntry(entry) {
+      const name = basename(entry.path);
+      if (entry.type !== "File" || !IMAGE_FILE.test(name) || name.startsWith(".")) {
+        entry.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      entry.on("data", (c: Buffer) => chunks.push(c));
+      entry.on("end", () => files.push({ name, data: Buffer.concat(chunks) }));
+    },
+  });
+  const result: ImportResult = { added: [], skipped: [] };
+  for (const f of files) {
+    const shortcode = `${options.prefix ?? ""}${basename(f.name, extname(f.name))}${options.suffix ?? ""}`;
+    try {
+      await addEmoji(rt, { ...options, shortcode, image: f.data });
+      result.added.push(shortcode);
+    } catch (error) {
+      result.skipped.push({ name: f.name, reason: (error as Error).message });
+    }
+  }
+  return result;
+}
