@@ -74,6 +74,8 @@ test("the instance documents and NodeInfo are prepared bytes: ETag, 304, HEAD, t
     const etag = first.headers.get("etag")!;
     assert.match(etag, /^"[\w-]{32}"$/);
     assert.equal(first.headers.get("access-control-allow-origin"), "*");
+    assert.match(first.headers.get("access-control-expose-headers")!, /Mastodon-Async-Refresh/);
+    assert.match(first.headers.get("x-request-id")!, /^[0-9a-f-]{36}$/);
     assert.equal(first.headers.get("content-length"), String(Buffer.byteLength(first.text)));
     // With a trailing slash, and with a query string (which the router answers), the same bytes.
     for (const variant of [`${path}/`, `${path}?x=1`]) {

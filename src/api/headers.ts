@@ -3,22 +3,15 @@
 // middleware reads `c.res` first, which makes every response be built twice and, with the Node
 // adapter, be streamed instead of written in one piece.
 import type { MiddlewareHandler } from "hono";
+import { EXPOSED_HEADERS } from "../http/cors.ts";
 
-const EXPOSED = [
-  "Link",
-  "X-RateLimit-Limit",
-  "X-RateLimit-Remaining",
-  "X-RateLimit-Reset",
-  "X-Request-Id",
-  "Mastodon-Async-Refresh",
-].join(", ");
 const METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 const ALLOWED = "Authorization, Content-Type, Idempotency-Key, Accept";
 
 export const apiHeaders: MiddlewareHandler = (c, next) => {
   c.header("Cache-Control", "no-store");
   c.header("Access-Control-Allow-Origin", "*");
-  c.header("Access-Control-Expose-Headers", EXPOSED);
+  c.header("Access-Control-Expose-Headers", EXPOSED_HEADERS);
   if (c.req.method !== "OPTIONS") return next();
   // A preflight: answered here, for every path.
   c.header("Access-Control-Allow-Methods", METHODS);

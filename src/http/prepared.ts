@@ -4,9 +4,10 @@
 // endpoints, which crawlers and every app's start-up hammer, go at the speed of Node itself. A GET
 // with a query string (or anything unusual) still goes through the router, which answers with the
 // same bytes. They are not counted by the rate limiter: they cost nothing to serve.
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Runtime } from "../runtime.ts";
+import { EXPOSED_HEADERS } from "./cors.ts";
 
 export interface Prepared {
   body: Buffer;
@@ -23,7 +24,7 @@ export type PreparedBuilder = (rt: Runtime) => Promise<Prepared>;
 /** The headers every API answer carries, here for the answers made outside the router. */
 const CORS = {
   "access-control-allow-origin": "*",
-  "access-control-expose-headers": "Link, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id",
+  "access-control-expose-headers": EXPOSED_HEADERS,
 };
 
 /**
@@ -73,6 +74,8 @@ export function preparedListener(
     if (!build) return next(req, res);
     build(rt()).then(
       (prepared) => {
+        const id = req.headers["x-request-id"];
+        res.setHeader("x-request-id", typeof id === "string" && id ? id.slice(0, 64) : randomUUID());
         if (matches(req.headers["if-none-match"], prepared.etag)) {
           res.writeHead(304, prepared.headers);
           res.end();
