@@ -55,3 +55,24 @@ export function viewCaches(rt: Runtime): Caches {
   }
   return caches;
 }
+
+/** Values by id, from `cache` where it has them, else from `load` (and kept). */
+export async function throughCache<V>(
+  cache: Lru<string, unknown>,
+  ids: readonly string[],
+  load: (missing: string[]) => Promise<Map<string, V>>,
+): Promise<Map<string, V>> {
+  const out = new Map<string, V>();
+  const missing: string[] = [];
+  for (const id of new Set(ids)) {
+    const hit = cache.get(id) as V | undefined;
+    if (hit) out.set(id, hit);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return out;
+  for (const [id, value] of await load(missing)) {
+    cache.set(id, value);
+    out.set(id, value);
+  }
+  return out;
+}

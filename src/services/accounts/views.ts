@@ -5,7 +5,7 @@ import type { AccountStatsTable, AccountsTable, Role } from "../../db/schema.ts"
 import type { Runtime } from "../../runtime.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
 import type { AccountCounters } from "../statuses/live_state.ts";
-import { viewCaches } from "../view_caches.ts";
+import { throughCache, viewCaches } from "../view_caches.ts";
 
 export type AccountRow = Selectable<AccountsTable> &
   Omit<Selectable<AccountStatsTable>, "account_id"> & {
@@ -54,21 +54,8 @@ export async function loadAccountRows(rt: Runtime, ids: readonly string[]): Prom
 }
 
 /** Profiles, from memory or one query. */
-async function profiles(rt: Runtime, ids: readonly string[]): Promise<Map<string, AccountRow>> {
-  const cache = viewCaches(rt).accounts;
-  const out = new Map<string, AccountRow>();
-  const missing: string[] = [];
-  for (const id of new Set(ids)) {
-    const hit = cache.get(id) as AccountRow | undefined;
-    if (hit) out.set(id, hit);
-    else missing.push(id);
-  }
-  for (const row of (await loadAccountRows(rt, missing)).values()) {
-    cache.set(row.id, row);
-    out.set(row.id, row);
-  }
-  return out;
-}
+const profiles = (rt: Runtime, ids: readonly string[]) =>
+  throughCache(viewCaches(rt).accounts, ids, (missing) => loadAccountRows(rt, missing));
 
 /** Mastodon shows the day of an account's last status, not the moment. */
 export function day(date: Date | null): string | null {

@@ -81,7 +81,10 @@ async function representatives(rt: Runtime, recipientId: string, q: GroupQuery, 
 
 /**
  * Counts, newest ids and sample accounts of the grouped keys, up to `upTo` (the page's newest
- * notification) when paging; with `range`, also each group's span within the page.
+ * notification) when paging; with `range`, also each group's span within the page. They read what
+ * the lists read (`browsable`: blocks, suspensions, visibility). The `hide` filters need no pass
+ * here: a group's notifications share its status, so a group whose representative was kept is
+ * kept whole.
  */
 async function groupData(
   rt: Runtime,

@@ -39,8 +39,10 @@ function requestedTypes(q: NotificationQuery): NotificationType[] | null {
 }
 
 /**
- * The recipient's notifications a query may show: never those from suspended accounts, nor those
- * about a status the recipient may not see now (whatever clean-up has or has not run since).
+ * The recipient's notifications a query may show: never those from suspended accounts, from accounts
+ * or domains the recipient blocks (Mastodon deletes those on blocking; this read does not wait for
+ * it), nor those about a status the recipient may not see now (whatever clean-up has or has not run
+ * since). Lists, group counts and group samples all read through this.
  */
 export function browsable(db: Db, recipientId: string, q: NotificationQuery) {
   let query = db
@@ -48,6 +50,10 @@ export function browsable(db: Db, recipientId: string, q: NotificationQuery) {
     .innerJoin("accounts as a", "a.id", "n.from_account_id")
     .where("n.account_id", "=", recipientId)
     .where("a.suspended_at", "is", null)
+    .where(sql<boolean>`not exists (select 1 from blocks nb
+      where nb.account_id = ${recipientId} and nb.target_account_id = n.from_account_id)`)
+    .where(sql<boolean>`(a.domain is null or not exists (select 1 from account_domain_blocks nd
+      where nd.account_id = ${recipientId} and nd.domain = a.domain))`)
     .where((eb) =>
       eb.or([eb("n.status_id", "is", null), visibleStatusId(viewerValue(recipientId), sql.ref("n.status_id"))]),
     );

@@ -28,21 +28,25 @@ export async function ownStatus(rt: Runtime, accountId: string, id: string): Pro
   return row;
 }
 
+/** A status as it reads at `at`, as a row of its history (its media aside). */
+function versionOf(row: StatusRow, id: string, at: Date) {
+  return {
+    id,
+    status_id: row.id,
+    account_id: row.account_id,
+    text: row.text,
+    content: row.content,
+    spoiler_text: row.spoiler_text,
+    sensitive: row.sensitive,
+    language: row.language,
+    created_at: at,
+  };
+}
+
 async function recordVersion(db: Db, row: StatusRow, at: Date, media: EditedMedia[]): Promise<void> {
   await db
     .insertInto("status_edits")
-    .values({
-      id: newId(),
-      status_id: row.id,
-      account_id: row.account_id,
-      text: row.text,
-      content: row.content,
-      spoiler_text: row.spoiler_text,
-      sensitive: row.sensitive,
-      language: row.language,
-      media: JSON.stringify(media),
-      created_at: at,
-    })
+    .values({ ...versionOf(row, newId(), at), media: JSON.stringify(media) })
     .execute();
 }
 
@@ -149,19 +153,6 @@ export async function statusHistory(rt: Runtime, viewerId: string | null, id: st
   const media = await mediaSnapshot(rt.db, id);
   return {
     row,
-    versions: [
-      {
-        id: row.id,
-        status_id: row.id,
-        account_id: row.account_id,
-        text: row.text,
-        content: row.content,
-        spoiler_text: row.spoiler_text,
-        sensitive: row.sensitive,
-        language: row.language,
-        media,
-        created_at: row.created_at,
-      },
-    ],
+    versions: [{ ...versionOf(row, row.id, row.created_at), media }],
   };
 }

@@ -1,6 +1,7 @@
 // What people do to statuses: favourite, boost, bookmark, pin, mute the conversation. Every action
 // starts from a status the caller may see, and answers 404 for any other, existing or not.
 import { sql } from "kysely";
+import type { Db } from "../../db/index.ts";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import type { Visibility } from "../../db/schema.ts";
 import { forbidden, unprocessable } from "../../domain/errors.ts";
@@ -19,6 +20,17 @@ async function target(rt: Runtime, viewerId: string | null, id: string): Promise
   const row = await visibleStatus(rt, viewerId, id);
   if (!row.reblog_of_id) return row;
   return (await loadStatusRows(rt.db, [row.reblog_of_id])).get(row.reblog_of_id)!;
+}
+
+/** The viewer's boost of a status, while it stands. */
+function ownBoost(db: Db, viewerId: string, statusId: string) {
+  return db
+    .selectFrom("statuses")
+    .select("id")
+    .where("account_id", "=", viewerId)
+    .where("reblog_of_id", "=", statusId)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
 }
 
 export async function favourite(rt: Runtime, viewerId: string, id: string): Promise<string> {
@@ -73,13 +85,7 @@ export async function reblog(
   if (visibility !== undefined && !BOOST_VISIBILITIES.includes(visibility as Visibility)) {
     throw unprocessable("Validation failed: Visibility is not included in the list");
   }
-  const existing = await rt.db
-    .selectFrom("statuses")
-    .select("id")
-    .where("account_id", "=", viewerId)
-    .where("reblog_of_id", "=", status.id)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
+  const existing = await ownBoost(rt.db, viewerId, status.id);
   if (existing) return existing.id;
   const me = await rt.db.selectFrom("accounts").select("username").where("id", "=", viewerId).executeTakeFirstOrThrow();
   // A private status stays private when its author boosts it.
@@ -130,13 +136,7 @@ export async function reblog(
 export async function unreblog(rt: Runtime, viewerId: string, id: string): Promise<string> {
   const status = await target(rt, viewerId, id);
   const boostId = await rt.db.transaction().execute(async (trx) => {
-    const boost = await trx
-      .selectFrom("statuses")
-      .select("id")
-      .where("account_id", "=", viewerId)
-      .where("reblog_of_id", "=", status.id)
-      .where("deleted_at", "is", null)
-      .executeTakeFirst();
+    const boost = await ownBoost(trx, viewerId, status.id);
     if (!boost) return null;
     await trx.deleteFrom("statuses").where("id", "=", boost.id).execute();
     await trx

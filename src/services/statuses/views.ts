@@ -16,7 +16,7 @@ import { type AccountView, loadAccountViews } from "../accounts/views.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
 import { activeFilters } from "../filters/active.ts";
 import { loadMediaByStatus, type MediaRow } from "../media/rows.ts";
-import { viewCaches } from "../view_caches.ts";
+import { throughCache, viewCaches } from "../view_caches.ts";
 import { loadStatusRows, type StatusRow } from "../visibility/load.ts";
 import { type LiveState, loadLiveState, type StatusCounters } from "./live_state.ts";
 import { loadPollViews, type PollView } from "./polls.ts";
@@ -133,41 +133,29 @@ async function loadApplications(db: Db, ids: string[]): Promise<Map<string, Appl
   return new Map(rows.map((a) => [a.status_id, { name: a.name, website: a.website }]));
 }
 
-async function loadSharedFromDb(rt: Runtime, ids: string[]): Promise<StatusShared[]> {
+async function loadSharedFromDb(rt: Runtime, ids: string[]): Promise<Map<string, StatusShared>> {
   const rows = await loadStatusRows(rt.db, ids);
   const found = [...rows.keys()];
-  if (found.length === 0) return [];
+  if (found.length === 0) return new Map();
   const [mentions, tags, apps, media] = await Promise.all([
     loadMentions(rt.db, found),
     loadTags(rt, found),
     loadApplications(rt.db, found),
     loadMediaByStatus(rt.db, found),
   ]);
-  return [...rows.values()].map((row) => ({
+  const shared = (row: StatusRow): StatusShared => ({
     row,
     mentions: mentions.get(row.id) ?? [],
     tags: tags.get(row.id) ?? [],
     application: apps.get(row.id) ?? null,
     media: media.get(row.id) ?? [],
-  }));
+  });
+  return new Map([...rows].map(([id, row]) => [id, shared(row)]));
 }
 
 /** The shared parts of statuses, from memory where possible. */
-async function loadShared(rt: Runtime, ids: readonly string[]): Promise<Map<string, StatusShared>> {
-  const cache = viewCaches(rt).statuses;
-  const out = new Map<string, StatusShared>();
-  const missing: string[] = [];
-  for (const id of new Set(ids)) {
-    const hit = cache.get(id) as StatusShared | undefined;
-    if (hit) out.set(id, hit);
-    else missing.push(id);
-  }
-  for (const shared of await loadSharedFromDb(rt, missing)) {
-    cache.set(shared.row.id, shared);
-    out.set(shared.row.id, shared);
-  }
-  return out;
-}
+const loadShared = (rt: Runtime, ids: readonly string[]) =>
+  throughCache(viewCaches(rt).statuses, ids, (missing) => loadSharedFromDb(rt, missing));
 
 /**
  * Views of statuses by id, in the order given, for `viewerId`. Left out: statuses that do not
