@@ -79,7 +79,9 @@ export function memoryBus(namespace: string): Bus {
 
 /** One publishing and one subscribing connection; a Redis channel is subscribed while anyone here listens. */
 export function redisBus(url: string, namespace: string): Bus {
-  const pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
+  // While Redis is away, publishing fails at once (the change is committed; only its live update is
+  // lost) rather than holding the request; both connections reconnect by themselves.
+  const pub = new Redis(url, { lazyConnect: false, enableOfflineQueue: false, commandTimeout: 1000 });
   const sub = new Redis(url, { lazyConnect: false });
   const listeners = new Listeners();
   const prefix = `${namespace}:`;
@@ -91,7 +93,11 @@ export function redisBus(url: string, namespace: string): Bus {
   });
   return {
     async publish(channel, message) {
-      await pub.publish(prefix + channel, message);
+      try {
+        await pub.publish(prefix + channel, message);
+      } catch (error) {
+        logger("bus").warn("Not published on {channel}: {error}", { channel, error: String(error) });
+      }
     },
     subscribe(channel, handler) {
       if (listeners.add(channel, handler)) void sub.subscribe(prefix + channel);
