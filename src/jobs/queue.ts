@@ -264,12 +264,15 @@ export class Queue {
     }
   }
 
+  /** Whether a job is due and free to claim (one under another's lease is not). */
   async #hasDue(): Promise<boolean> {
+    const now = new Date();
     const row = await this.#db
       .selectFrom("jobs")
       .select("id")
       .where("failed_at", "is", null)
-      .where("run_at", "<=", new Date())
+      .where("run_at", "<=", now)
+      .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", now)]))
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
