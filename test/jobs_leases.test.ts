@@ -29,7 +29,13 @@ function countingQueue() {
     transformResult: async (args) => args.result,
   };
   const db = server.rt.db.withPlugin(plugin);
-  const queue = new Queue(db, server.rt.dialect, server.rt.config.databaseUrl, server.rt.bus, applicationName(server.schema));
+  const queue = new Queue(
+    db,
+    server.rt.dialect,
+    server.rt.config.databaseUrl,
+    server.rt.bus,
+    applicationName(server.schema),
+  );
   return { queue, counter };
 }
 
@@ -99,7 +105,11 @@ test("the leases of a dead process on this host are released at once, without co
   const alive = await insertLeased(`${hostname()}:${process.ppid}:cafebabe`, { n: 2 });
   const attempts: number[] = [];
   await queue.start(async (_type, _payload, job) => {
-    const row = await server.rt.db.selectFrom("jobs").select("attempts").where("id", "=", job.id).executeTakeFirstOrThrow();
+    const row = await server.rt.db
+      .selectFrom("jobs")
+      .select("attempts")
+      .where("id", "=", job.id)
+      .executeTakeFirstOrThrow();
     attempts.push(row.attempts);
   });
   try {

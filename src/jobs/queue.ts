@@ -23,6 +23,11 @@ export type JobType = keyof JobPayloads;
 export interface EnqueueOptions {
   runAt?: Date;
   maxAttempts?: number;
+  /**
+   * Adds nothing when the same job (type and payload) is already waiting: a job that continues its
+   * work in a new job (fan-out chunks) then continues it once even when it runs twice.
+   */
+  unique?: boolean;
 }
 
 /** The job being run, for handlers that reschedule themselves. */
@@ -99,12 +104,24 @@ export class Queue {
   ): Promise<string> {
     const id = newId();
     const now = new Date();
+    const json = JSON.stringify(payload);
+    if (options.unique) {
+      // Compared as jsonb on PostgreSQL, as text (JSON.stringify's one spelling) on SQLite.
+      const waiting = await db
+        .selectFrom("jobs")
+        .select("id")
+        .where("type", "=", type)
+        .where(sql.ref("payload"), "=", json)
+        .where("failed_at", "is", null)
+        .executeTakeFirst();
+      if (waiting) return waiting.id;
+    }
     await db
       .insertInto("jobs")
       .values({
         id,
         type,
-        payload: JSON.stringify(payload),
+        payload: json,
         run_at: options.runAt ?? now,
         max_attempts: options.maxAttempts ?? 8,
         locked_until: null,

@@ -173,7 +173,8 @@ export async function rebuildFeeds(rt: Runtime, { after }: { after?: string }): 
     .limit(REBUILD_CHUNK)
     .execute();
   for (const { account_id } of owners) await rebuildHomeFeed(rt, account_id);
-  if (owners.length === REBUILD_CHUNK) await rt.queue.enqueue("feeds.rebuild", { after: owners.at(-1)!.account_id });
+  if (owners.length === REBUILD_CHUNK)
+    await rt.queue.enqueue("feeds.rebuild", { after: owners.at(-1)!.account_id }, { unique: true });
 }
 
 /**
