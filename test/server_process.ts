@@ -137,8 +137,15 @@ export interface Seeded {
   followerIds: string[];
 }
 
-/** A poster followed by `followers` local accounts, every tenth of which asked to hear of each post. */
-export async function seedFollowers(rt: Runtime, followers: number, writers = 4): Promise<Seeded> {
+/**
+ * A poster followed by `followers` local accounts, one in `subscriberEvery` of which asked to hear of
+ * each post, and tokens for the first `writers` of them.
+ */
+export async function seedFollowers(
+  rt: Runtime,
+  followers: number,
+  { writers = 4, subscriberEvery = 10 }: { writers?: number; subscriberEvery?: number } = {},
+): Promise<Seeded> {
   const passwordHash = await hashPassword("process test password");
   const now = new Date();
   const names = ["poster", ...Array.from({ length: followers }, (_, i) => `follower${i}`)];
@@ -188,7 +195,7 @@ export async function seedFollowers(rt: Runtime, followers: number, writers = 4)
           account_id: id,
           target_account_id: ids[0],
           show_reblogs: true,
-          notify: (i + j) % 10 === 0,
+          notify: (i + j) % subscriberEvery === 0,
           languages: null,
           uri: null,
           created_at: now,
