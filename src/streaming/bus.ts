@@ -100,9 +100,11 @@ export function redisBus(url: string, namespace: string): Bus {
       }
     },
     subscribe(channel, handler) {
-      if (listeners.add(channel, handler)) void sub.subscribe(prefix + channel);
+      // While Redis is away these wait for it (it resubscribes on reconnecting) or fail: never unheard.
+      const failed = (error: unknown) => logger("bus").warn("Redis: {error}", { error: String(error) });
+      if (listeners.add(channel, handler)) sub.subscribe(prefix + channel).catch(failed);
       return () => {
-        if (listeners.remove(channel, handler)) void sub.unsubscribe(prefix + channel);
+        if (listeners.remove(channel, handler)) sub.unsubscribe(prefix + channel).catch(failed);
       };
     },
     async close() {
