@@ -1,10 +1,11 @@
-// The fault benchmark (`npm run bench:faults`): a real server process is killed with SIGKILL again and
-// again while four clients write (one of them posts a status a second to 1,000 followers, ten of whom
-// are notified of each; the others post, favourite and bookmark, ten times a second each: a load the worker keeps up with,
-// so that what is measured after a restart is the crash's delay and not a backlog), and started
-// again each time. It reports the writes the server acknowledged, those of them lost (there must be
-// none), the posts whose fan-out a kill interrupted, how long a restart takes until the server
-// answers, and how long after it every acknowledged post is in every follower's feed.
+// The fault benchmark (`npm run bench:faults`): a real server process is killed with SIGKILL again
+// and again, each time right after a post is acknowledged, while four clients write (one posts a
+// status a second to 1,000 followers, ten of whom are notified of each; the others post, favourite
+// and bookmark ten times a second each, a load the worker keeps up with, so that what is measured
+// after a restart is the crash's delay and not a backlog), and started again each time. It reports
+// the writes the server acknowledged, those of them lost (there must be none), the posts whose
+// fan-out a kill interrupted, how long a restart takes until the server answers, and how long after
+// it every acknowledged post is in every follower's feed.
 // On SQLite, and on PostgreSQL (a schema in BENCH_PG_URL's database, by default the local `test`)
 // when it is reachable. BENCH_KILLS sets the kills per database (20); BENCH_ONLY=sqlite|postgres.
 import { processServer, seedFollowers } from "../test/server_process.ts";
@@ -106,6 +107,9 @@ async function benchDatabase(database: string, postgresUrl: string | null): Prom
     const unfinished: number[] = [];
     for (let k = 0; k < KILLS; k++) {
       await sleep(1000 + Math.random() * 2000);
+      // The kill comes right after a post is acknowledged, while its fan-out is under way.
+      const acked = posts.length;
+      while (posts.length === acked) await sleep(1);
       const before = posts.length;
       await server.kill();
       const pending = posts.slice(0, before);
