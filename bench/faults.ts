@@ -189,9 +189,9 @@ if (ONLY !== "sqlite" && (await postgresReachable(PG_URL))) {
   results.push(await benchDatabase("postgres", PG_URL));
 }
 console.log(
-  "| database | kills | writes acknowledged | lost | restart p50 / max | effects done after restart p50 / max |",
+  "| database | kills | writes acknowledged | lost | fan-outs interrupted | restart p50 / max | every effect done after the restart, p50 / max |",
 );
-console.log("|---|---|---|---|---|---|");
+console.log("|---|---|---|---|---|---|---|");
 for (const r of results) {
   console.log(
     `| ${r.database} | ${r.kills} | ${r.acknowledged} | ${r.lost} | ${r.interrupted} | ${r.restartMs.p50} / ${r.restartMs.max} ms | ${r.effectsMs.p50} / ${r.effectsMs.max} ms |`,
