@@ -60,6 +60,9 @@ function backoffMs(attempts: number): number {
   return Math.round(base * (1 + Math.random() * 0.25));
 }
 
+/** The holders of the queues working in this thread: any other holder with this process id is gone. */
+const workingHere = new Set<string>();
+
 /** Jobs one process works at a time. */
 export const JOB_CONCURRENCY = 4;
 
@@ -147,6 +150,7 @@ export class Queue {
     this.#concurrency = options.concurrency ?? JOB_CONCURRENCY;
     this.#onReconnect = options.onReconnect ?? null;
     this.#stopped = false;
+    workingHere.add(this.holder);
     await this.releaseDeadHolders();
     if (this.#dialect === "postgres") {
       await this.#listen();
@@ -221,6 +225,7 @@ export class Queue {
     this.#reconnectTimer = null;
     await Promise.allSettled(this.#running.values());
     this.#stopHeartbeat();
+    workingHere.delete(this.holder);
     const listener = this.#listener;
     this.#listener = null;
     await listener?.end().catch(() => {});
@@ -228,7 +233,7 @@ export class Queue {
 
   /**
    * Releases the leases of holders known to be dead: processes of this host that no longer exist,
-   * and earlier runs of this very process id. Their jobs are due at once, and the claim that the
+   * and queues of this process that have stopped (or of an earlier process with its id). Their jobs are due at once, and the claim that the
    * crash interrupted does not count as an attempt. Holders on other hosts keep their leases until
    * they run out.
    */
@@ -258,7 +263,7 @@ export class Queue {
     const [host, pidText] = holder.split(":");
     const pid = Number(pidText);
     if (host !== hostname() || !Number.isInteger(pid) || pid <= 0) return false;
-    if (pid === process.pid) return holder !== this.holder;
+    if (pid === process.pid) return !workingHere.has(holder);
     try {
       process.kill(pid, 0);
       return false;
