@@ -98,8 +98,9 @@ test("without Redis the API answers at once, and the counters reach Redis again 
     assert.equal(write.status, 200, write.text);
     const read = await server.get("/api/v1/timelines/home", { token: user.token });
     assert.equal(read.status, 200);
-    // A request waits at most for a command's timeout (1 s) on a connection not yet known dead.
-    assert.ok(Date.now() - started < 3000, `${Date.now() - started} ms without Redis`);
+    // A request waits at most for a command's timeout (1 s) on a connection not yet known dead;
+    // the bound leaves room for a loaded machine.
+    assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms without Redis`);
   }
 
   await proxy.listen();
