@@ -2,7 +2,7 @@
 // configuration, database, bus and queue. Passed explicitly so that several servers can live in
 // one process (the federation tests run two).
 import { type Config, ensureSecret } from "./config.ts";
-import { applicationName, type Db, type Dialect, migrate, type OpenOptions, openDatabase } from "./db/index.ts";
+import { type Db, type Dialect, migrate, type OpenOptions, openDatabase } from "./db/index.ts";
 import { Queue } from "./jobs/queue.ts";
 import { type CounterStore, databaseCounters, redisCounters } from "./services/counter_stores.ts";
 import { type Bus, memoryBus, redisBus } from "./streaming/bus.ts";
@@ -34,13 +34,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }
   const namespace = `rookery:${withSecret.localDomain}`;
   const bus = withSecret.redisUrl ? redisBus(withSecret.redisUrl, namespace) : memoryBus(namespace);
-  const queue = new Queue(
-    connection.db,
-    connection.dialect,
-    withSecret.databaseUrl,
-    bus,
-    applicationName(options.schema),
-  );
+  const queue = new Queue(connection.db, connection.dialect, withSecret.databaseUrl, bus, options.schema);
   const counters = withSecret.redisUrl
     ? redisCounters(withSecret.redisUrl, namespace)
     : databaseCounters(connection.db);

@@ -5,7 +5,6 @@ import assert from "node:assert/strict";
 import { hostname } from "node:os";
 import { after, before, test } from "node:test";
 import type { KyselyPlugin } from "kysely";
-import { applicationName } from "../src/db/index.ts";
 import { newId } from "../src/domain/ids.ts";
 import { type Dispatch, Queue } from "../src/jobs/queue.ts";
 import { startServer, type TestServer } from "./rig.ts";
@@ -29,13 +28,7 @@ function countingQueue() {
     transformResult: async (args) => args.result,
   };
   const db = server.rt.db.withPlugin(plugin);
-  const queue = new Queue(
-    db,
-    server.rt.dialect,
-    server.rt.config.databaseUrl,
-    server.rt.bus,
-    applicationName(server.schema),
-  );
+  const queue = new Queue(db, server.rt.dialect, server.rt.config.databaseUrl, server.rt.bus, server.schema);
   return { queue, counter };
 }
 

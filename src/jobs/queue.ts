@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { sql } from "kysely";
 import pg from "pg";
-import type { Db, Dialect } from "../db/index.ts";
+import { applicationName, type Db, type Dialect } from "../db/index.ts";
 import { newId } from "../domain/ids.ts";
 import { logger } from "../log.ts";
 import type { Bus } from "../streaming/bus.ts";
@@ -84,16 +84,17 @@ export class Queue {
   #reconnectTimer: NodeJS.Timeout | null = null;
   #onReconnect: (() => Promise<void>) | null = null;
   #idleWaiters: (() => void)[] = [];
-  readonly #applicationName: string;
+  /** PostgreSQL: the schema of this Rookery's tables, when it has one of its own. */
+  readonly #schema: string | undefined;
   /** Who holds this process's leases: host, process id, and a nonce that tells restarts apart. */
   readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
 
-  constructor(db: Db, dialect: Dialect, databaseUrl: string, bus: Bus, applicationName = "rookery") {
+  constructor(db: Db, dialect: Dialect, databaseUrl: string, bus: Bus, schema?: string) {
     this.#db = db;
     this.#dialect = dialect;
     this.#databaseUrl = databaseUrl;
     this.#bus = bus;
-    this.#applicationName = applicationName;
+    this.#schema = schema;
   }
 
   /**
@@ -166,7 +167,10 @@ export class Queue {
   }
 
   async #listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#databaseUrl, application_name: this.#applicationName });
+    const client = new pg.Client({
+      connectionString: this.#databaseUrl,
+      application_name: applicationName(this.#schema),
+    });
     let lost = false;
     const onLost = (error?: unknown) => {
       if (lost) return;
@@ -179,7 +183,10 @@ export class Queue {
     };
     client.on("error", onLost);
     client.on("end", () => onLost());
-    client.on("notification", () => this.wake());
+    // The payload names the schema that got jobs (migration 0033).
+    client.on("notification", (n) => {
+      if (!this.#schema || !n.payload || n.payload === this.#schema) this.wake();
+    });
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
