@@ -1,9 +1,23 @@
 // The HTTP listener of a thread: Hono's app on Node's http server, and its graceful close.
-import type { Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createAdaptorServer } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
+import { preparedRoutes } from "./api/prepared_routes.ts";
 import { createApp } from "./app.ts";
+import { preparedListener } from "./http/prepared.ts";
 import type { Runtime } from "./runtime.ts";
+
+/** What answers a thread's requests: prepared answers first, then the app. */
+export function requestListener(
+  rt: () => Runtime,
+  app: () => ReturnType<typeof createApp>,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return preparedListener(
+    rt,
+    preparedRoutes,
+    getRequestListener((req, env) => app().fetch(req, env)),
+  );
+}
 
 /** Listens on `port` (0: any). `shared`: other threads listen on the same port (SO_REUSEPORT). */
 export async function listenHttp(
@@ -12,7 +26,12 @@ export async function listenHttp(
   shared: boolean,
 ): Promise<{ server: Server; port: number }> {
   const app = createApp(rt);
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const server = createServer(
+    requestListener(
+      () => rt,
+      () => app,
+    ),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen({ port, host: rt.config.bind, reusePort: shared }, () => resolve());

@@ -4,8 +4,10 @@
 // table (and the jobs still waiting) after each run. A job type without a case fails the test: add
 // one to `cases` when you add a type.
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import { sql } from "kysely";
+import sharp from "sharp";
 import { dispatcher, jobTypes } from "../src/jobs/handlers.ts";
 import type { JobType } from "../src/jobs/queue.ts";
 import { restoreFeeds } from "../src/services/feeds/maintenance.ts";
@@ -178,6 +180,21 @@ const cases: Record<JobType, () => Promise<void>> = {
   async "feeds.trim"() {
     // The worker schedules the first trim when it starts; this one is off.
     await server.rt.queue.enqueue("feeds.trim", {});
+  },
+  async "media.process"() {
+    // Random pixels do not compress: a PNG past the size processed at once, so a job processes it.
+    const side = 1800;
+    const noise = await sharp(randomBytes(side * side * 3), { raw: { width: side, height: side, channels: 3 } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(noise)], { type: "image/png" }), "noise.png");
+    const res = await server.post("/api/v2/media", { token: writer.token, multipart: form });
+    assert.equal(res.status, 202, res.text);
+  },
+  async "media.cleanup"() {
+    // The worker schedules the first cleanup when it starts; this one is off.
+    await server.rt.queue.enqueue("media.cleanup", {});
   },
   async "feeds.rebuild"() {
     // What a worker does on finding the feeds lost in a crash.

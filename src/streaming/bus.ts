@@ -1,8 +1,10 @@
 // The event bus: streaming updates and cache invalidations between the parts and threads of a
 // process, and between processes through Redis when REDIS_URL is set.
 import { BroadcastChannel } from "node:worker_threads";
-import { Redis } from "ioredis";
+import { lazy } from "../lazy.ts";
 import { logger } from "../log.ts";
+
+const ioredis = lazy<typeof import("ioredis")>("ioredis");
 
 export type Handler = (message: string) => void;
 
@@ -79,6 +81,7 @@ export function memoryBus(namespace: string): Bus {
 
 /** One publishing and one subscribing connection; a Redis channel is subscribed while anyone here listens. */
 export function redisBus(url: string, namespace: string): Bus {
+  const { Redis } = ioredis();
   // While Redis is away, publishing fails at once (the change is committed; only its live update is
   // lost) rather than holding the request; both connections reconnect by themselves.
   const pub = new Redis(url, { lazyConnect: false, enableOfflineQueue: false, commandTimeout: 1000 });
