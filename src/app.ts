@@ -7,6 +7,7 @@ import { mediaFiles, publicFiles } from "./api/files.ts";
 import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
 import { apiRateLimits } from "./api/rate_limits.ts";
 import { routers } from "./api/routes.ts";
+import { databaseUnavailable, retryAfterSeconds } from "./db/unavailable.ts";
 import { ApiError } from "./domain/errors.ts";
 import type { AppEnv, Ctx } from "./http/hono.ts";
 import { shedUnderMemoryPressure } from "./http/memory_pressure.ts";
@@ -82,6 +83,15 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
         requestId: c.var.requestId,
       });
       return c.json({ error: "The request body was cut short" }, 400);
+    }
+    if (databaseUnavailable(error)) {
+      log.warn("{method} {path}: the database is unavailable: {error}", {
+        method: c.req.method,
+        path: c.req.path,
+        error: String(error),
+      });
+      c.header("Retry-After", String(retryAfterSeconds(error)));
+      return c.json({ error: "The database is unavailable for a moment, please try again" }, 503);
     }
     log.error("Unhandled error in {method} {path} ({requestId}): {error}", {
       method: c.req.method,

@@ -38,7 +38,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }
   const namespace = `rookery:${withSecret.localDomain}`;
   const bus = withSecret.redisUrl ? redisBus(withSecret.redisUrl, namespace) : memoryBus(namespace);
-  const queue = new Queue(connection.db, connection.dialect, withSecret.databaseUrl, bus);
+  const queue = new Queue(connection.db, connection.dialect, withSecret.databaseUrl, bus, options.schema);
   const counters = withSecret.redisUrl
     ? redisCounters(withSecret.redisUrl, namespace)
     : databaseCounters(connection.db);

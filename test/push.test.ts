@@ -155,7 +155,7 @@ describe("delivery", () => {
       .set({ expires_at: new Date(Date.now() - 1000) })
       .where("id", "=", poll.poll.id)
       .execute();
-    await dispatcher(server.rt)("polls.expire", { pollId: poll.poll.id });
+    await dispatcher(server.rt)("polls.expire", { pollId: poll.poll.id }, { id: "0" });
     await server.settle();
     // update: alice boosted a post bob edits
     assert.equal((await server.post(`/api/v1/statuses/${news.id}/reblog`, { token: alice.token })).status, 200);
@@ -275,8 +275,8 @@ describe("delivery", () => {
     assert.equal(pushService.on(path).length, 1);
     const [id] = await notificationIds(dan, ["mention"]);
     const run = dispatcher(server.rt);
-    await run("push.deliver", { notificationId: id });
-    await run("push.deliver", { notificationId: id });
+    await run("push.deliver", { notificationId: id }, { id: "0" });
+    await run("push.deliver", { notificationId: id }, { id: "0" });
     assert.equal(pushService.on(path).length, 1);
   });
 
@@ -409,7 +409,7 @@ describe("alerts and policies", () => {
     const [id] = await notificationIds(liz, ["mention"]);
     const { path } = await subscribe(liz.token, new Subscriber());
     await block(server, liz, mo);
-    await dispatcher(server.rt)("push.deliver", { notificationId: id });
+    await dispatcher(server.rt)("push.deliver", { notificationId: id }, { id: "0" });
     assert.equal(pushService.on(path).length, 0);
   });
 });

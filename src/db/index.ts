@@ -30,6 +30,14 @@ export interface OpenOptions {
   sqliteMemory?: { cacheMb: number; mmapMb: number };
 }
 
+const log = logger("db");
+const CONNECT_TIMEOUT_MS = 5000;
+
+/** How Rookery's connections show in pg_stat_activity (with the schema, when it has one of its own). */
+export function applicationName(schema?: string): string {
+  return schema ? `rookery ${schema}` : "rookery";
+}
+
 function dialectOf(url: string): Dialect {
   return /^postgres(ql)?:\/\//.test(url) ? "postgres" : "sqlite";
 }
@@ -45,8 +53,16 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       connectionString: url,
       max: options.poolSize ?? 4,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
+      application_name: applicationName(options.schema),
       Client: PreparingClient,
+      // While the database is away, a request fails within seconds (503) instead of queueing for a
+      // connection; keepalive notices a network cut on an idle connection.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
     });
+    // An idle client whose server went away: the pool has already dropped it, and opens new ones
+    // as requests need them, so the pool reconnects by itself once the database is back.
+    pool.on("error", (error) => log.warn("PostgreSQL connection lost: {error}", { error: String(error) }));
     const db = new Kysely<Database>({ dialect: new RookeryPostgresDialect({ pool }) });
     return { db, dialect: "postgres", close: () => db.destroy() };
   }

@@ -13,6 +13,7 @@ import {
   type QueryCompiler,
 } from "kysely";
 import pg from "pg";
+import { logger } from "../log.ts";
 
 /** Compiles `x in (…values)` to `x = any($1)` and `x not in (…)` to `x <> all($1)`. */
 class ArrayListCompiler extends PostgresQueryCompiler {
@@ -62,8 +63,21 @@ function idList(value: unknown): unknown {
   return `{${value.join(",")}}`;
 }
 
-/** A client that prepares every query with parameters (those without may hold several statements). */
+const log = logger("db");
+
+/**
+ * A client that prepares every query with parameters (those without may hold several statements).
+ * It always listens for `error`: node-postgres emits one when the server goes away while the client
+ * is checked out, and an `error` nobody hears ends the process. The query under way fails, and the
+ * pool drops the client when it comes back (it is no longer queryable).
+ */
 export class PreparingClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: node-postgres's constructor takes a string or a config.
+  constructor(config?: any) {
+    super(config);
+    this.on("error", (error) => log.warn("PostgreSQL connection lost: {error}", { error: String(error) }));
+  }
+
   // biome-ignore lint/suspicious/noExplicitAny: node-postgres's query() has many overloads.
   override query(config: any, values?: any, callback?: any): any {
     if (typeof config === "string" && Array.isArray(values) && values.length > 0) {

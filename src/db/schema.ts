@@ -287,6 +287,8 @@ export interface JobsTable {
   attempts: Default<number>;
   max_attempts: number;
   locked_until: Date | null;
+  /** Who holds the lease: `host:pid:nonce` (src/jobs/queue.ts). */
+  locked_by: string | null;
   last_error: string | null;
   failed_at: Date | null;
   created_at: Date;

@@ -9,9 +9,10 @@ import { expirePoll } from "../services/statuses/polls.ts";
 import { publishScheduled } from "../services/statuses/scheduled.ts";
 import { notifyBoosters, notifyMentioned, notifySubscribers } from "../services/statuses/side_effects.ts";
 import { deliverPush } from "./push.ts";
-import type { Dispatch, JobPayloads, JobType } from "./queue.ts";
+import type { Dispatch, JobContext, JobPayloads, JobType } from "./queue.ts";
 
-type Handlers = { [T in JobType]: (rt: Runtime, payload: JobPayloads[T]) => Promise<void> };
+type Handler<P> = (rt: Runtime, payload: P, job: JobContext) => Promise<void>;
+type Handlers = { [T in JobType]: Handler<JobPayloads[T]> };
 
 const handlers: Handlers = {
   "mail.send": deliverMail,
@@ -31,10 +32,13 @@ const handlers: Handlers = {
   "push.deliver": deliverPush,
 };
 
+/** Every job type with a handler (the run-twice test covers each of them). */
+export const jobTypes = Object.keys(handlers) as JobType[];
+
 export function dispatcher(rt: Runtime): Dispatch {
-  return async (type, payload) => {
-    const handler = (handlers as Record<string, (rt: Runtime, payload: unknown) => Promise<void>>)[type];
+  return async (type, payload, job) => {
+    const handler = (handlers as Record<string, Handler<unknown>>)[type];
     if (!handler) throw new Error(`No handler for job type ${type}`);
-    await handler(rt, payload);
+    await handler(rt, payload, job);
   };
 }

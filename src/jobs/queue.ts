@@ -1,9 +1,16 @@
 // The durable job queue: side effects (fan-out, delivery, notifications, scheduled posts) are rows in
 // the `jobs` table, written in the same transaction as the change that causes them. Workers claim due
-// jobs with a lease, retry failures with exponential backoff, and pick up expired leases after a crash.
-// On PostgreSQL, claims use FOR UPDATE SKIP LOCKED and NOTIFY wakes workers in every process.
+// jobs with a short lease that names the holder and that a heartbeat extends while the job runs;
+// failures retry with exponential backoff. After a crash, a worker that starts on the same host
+// releases the dead process's leases at once (that does not count as an attempt); any other lease
+// runs out within LEASE_MS. A job may therefore run twice: every handler must be safe to run twice.
+// On PostgreSQL, claims use FOR UPDATE SKIP LOCKED and NOTIFY wakes workers in every process; the
+// LISTEN connection reconnects with backoff when the database goes away.
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { sql } from "kysely";
 import pg from "pg";
-import type { Db, Dialect } from "../db/index.ts";
+import { applicationName, type Db, type Dialect } from "../db/index.ts";
 import { newId } from "../domain/ids.ts";
 import { logger } from "../log.ts";
 import type { Bus } from "../streaming/bus.ts";
@@ -16,12 +23,32 @@ export type JobType = keyof JobPayloads;
 export interface EnqueueOptions {
   runAt?: Date;
   maxAttempts?: number;
+  /**
+   * Adds nothing when the same job (type and payload) is already waiting: a job that continues its
+   * work in a new job (fan-out chunks) then continues it once even when it runs twice.
+   */
+  unique?: boolean;
 }
 
-export type Dispatch = (type: string, payload: unknown) => Promise<void>;
+/** The job being run, for handlers that reschedule themselves. */
+export interface JobContext {
+  id: string;
+}
+
+export type Dispatch = (type: string, payload: unknown, job: JobContext) => Promise<void>;
+
+export interface StartOptions {
+  concurrency?: number;
+  /** Runs when the LISTEN connection is back after losing the database (PostgreSQL only). */
+  onReconnect?: () => Promise<void>;
+}
 
 const log = logger("jobs");
-const LEASE_MS = 5 * 60_000;
+/** A claim's lease; the heartbeat extends it every HEARTBEAT_MS while the job runs. */
+export const LEASE_MS = 10_000;
+const HEARTBEAT_MS = 3_000;
+const RECONNECT_MIN_MS = 250;
+const RECONNECT_MAX_MS = 10_000;
 const MAX_BACKOFF_MS = 6 * 3600_000;
 /** The channel migration 0019's trigger notifies when jobs are added. */
 const CHANNEL = "rookery_jobs";
@@ -32,6 +59,9 @@ function backoffMs(attempts: number): number {
   const base = Math.min(1000 * 2 ** (attempts - 1), MAX_BACKOFF_MS);
   return Math.round(base * (1 + Math.random() * 0.25));
 }
+
+/** The holders of the queues working in this thread: any other holder with this process id is gone. */
+const workingHere = new Set<string>();
 
 /** Jobs one process works at a time. */
 export const JOB_CONCURRENCY = 4;
@@ -44,18 +74,27 @@ export class Queue {
   #unsubscribe: (() => void) | null = null;
   #dispatch: Dispatch | null = null;
   #concurrency = JOB_CONCURRENCY;
-  #running = new Set<Promise<void>>();
+  /** The jobs this process runs, by id. */
+  #running = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | null = null;
+  #heartbeat: NodeJS.Timeout | null = null;
   #stopped = true;
   #pumping = false;
   #listener: pg.Client | null = null;
+  #reconnectTimer: NodeJS.Timeout | null = null;
+  #onReconnect: (() => Promise<void>) | null = null;
   #idleWaiters: (() => void)[] = [];
+  /** PostgreSQL: the schema of this Rookery's tables, when it has one of its own. */
+  readonly #schema: string | undefined;
+  /** Who holds this process's leases: host, process id, and a nonce that tells restarts apart. */
+  readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
 
-  constructor(db: Db, dialect: Dialect, databaseUrl: string, bus: Bus) {
+  constructor(db: Db, dialect: Dialect, databaseUrl: string, bus: Bus, schema?: string) {
     this.#db = db;
     this.#dialect = dialect;
     this.#databaseUrl = databaseUrl;
     this.#bus = bus;
+    this.#schema = schema;
   }
 
   /**
@@ -69,15 +108,28 @@ export class Queue {
   ): Promise<string> {
     const id = newId();
     const now = new Date();
+    const json = JSON.stringify(payload);
+    if (options.unique) {
+      // Compared as jsonb on PostgreSQL, as text (JSON.stringify's one spelling) on SQLite.
+      const waiting = await db
+        .selectFrom("jobs")
+        .select("id")
+        .where("type", "=", type)
+        .where(sql.ref("payload"), "=", json)
+        .where("failed_at", "is", null)
+        .executeTakeFirst();
+      if (waiting) return waiting.id;
+    }
     await db
       .insertInto("jobs")
       .values({
         id,
         type,
-        payload: JSON.stringify(payload),
+        payload: json,
         run_at: options.runAt ?? now,
         max_attempts: options.maxAttempts ?? 8,
         locked_until: null,
+        locked_by: null,
         last_error: null,
         failed_at: null,
         created_at: now,
@@ -94,21 +146,81 @@ export class Queue {
   }
 
   /** Starts working jobs in this process. */
-  async start(dispatch: Dispatch, concurrency = JOB_CONCURRENCY): Promise<void> {
+  async start(dispatch: Dispatch, options: StartOptions = {}): Promise<void> {
     this.#dispatch = dispatch;
-    this.#concurrency = concurrency;
+    this.#concurrency = options.concurrency ?? JOB_CONCURRENCY;
+    this.#onReconnect = options.onReconnect ?? null;
     this.#stopped = false;
+    workingHere.add(this.holder);
+    await this.releaseDeadHolders();
     if (this.#dialect === "postgres") {
-      const client = new pg.Client({ connectionString: this.#databaseUrl });
-      client.on("error", (error) => log.warn("Queue listener: {error}", { error: String(error) }));
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-      client.on("notification", () => this.wake());
-      this.#listener = client;
+      await this.#listen();
     } else {
       this.#unsubscribe = this.#bus.subscribe(WAKE, () => this.wake());
     }
     this.wake();
+  }
+
+  /** Whether the LISTEN connection is up (PostgreSQL; always true on SQLite). */
+  get listening(): boolean {
+    return this.#dialect === "sqlite" || this.#listener !== null;
+  }
+
+  async #listen(): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.#databaseUrl,
+      application_name: applicationName(this.#schema),
+    });
+    let lost = false;
+    const onLost = (error?: unknown) => {
+      if (lost) return;
+      lost = true;
+      if (this.#listener === client) this.#listener = null;
+      client.end().catch(() => {});
+      if (this.#stopped) return;
+      log.warn("Queue listener lost: {error}; reconnecting", { error: String(error ?? "connection ended") });
+      this.#reconnect(RECONNECT_MIN_MS);
+    };
+    client.on("error", onLost);
+    client.on("end", () => onLost());
+    // The payload names the schema that got jobs (migration 0033).
+    client.on("notification", (n) => {
+      if (!this.#schema || !n.payload || n.payload === this.#schema) this.wake();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      lost = true;
+      await client.end().catch(() => {});
+      throw error;
+    }
+    this.#listener = client;
+  }
+
+  /** Tries to listen again after `delay`, doubling it up to RECONNECT_MAX_MS while that fails. */
+  #reconnect(delay: number): void {
+    if (this.#reconnectTimer) return;
+    this.#reconnectTimer = setTimeout(async () => {
+      this.#reconnectTimer = null;
+      if (this.#stopped) return;
+      try {
+        await this.#listen();
+      } catch (error) {
+        log.info("Queue listener: the database is still away ({error})", { error: String(error) });
+        this.#reconnect(Math.min(delay * 2, RECONNECT_MAX_MS));
+        return;
+      }
+      log.info("Queue listener reconnected");
+      // Jobs added while nobody listened, and what the database may have lost meanwhile.
+      try {
+        await this.releaseDeadHolders();
+        await this.#onReconnect?.();
+      } catch (error) {
+        log.warn("After reconnecting: {error}", { error: String(error) });
+      }
+      this.wake();
+    }, delay);
   }
 
   /** Stops claiming, and waits for the jobs under way. */
@@ -116,9 +228,55 @@ export class Queue {
     this.#stopped = true;
     this.#unsubscribe?.();
     if (this.#timer) clearTimeout(this.#timer);
-    await Promise.allSettled(this.#running);
-    await this.#listener?.end().catch(() => {});
+    if (this.#reconnectTimer) clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = null;
+    await Promise.allSettled(this.#running.values());
+    this.#stopHeartbeat();
+    workingHere.delete(this.holder);
+    const listener = this.#listener;
     this.#listener = null;
+    await listener?.end().catch(() => {});
+  }
+
+  /**
+   * Releases the leases of holders known to be dead: processes of this host that no longer exist,
+   * and queues of this process that have stopped (or of an earlier process with its id). Their jobs are due at once, and the claim that the
+   * crash interrupted does not count as an attempt. Holders on other hosts keep their leases until
+   * they run out.
+   */
+  async releaseDeadHolders(): Promise<void> {
+    const holders = await this.#db
+      .selectFrom("jobs")
+      .select("locked_by")
+      .distinct()
+      .where("locked_by", "is not", null)
+      .where("failed_at", "is", null)
+      .execute();
+    for (const { locked_by } of holders) {
+      if (!locked_by || !this.#knownDead(locked_by)) continue;
+      const released = await this.#db
+        .updateTable("jobs")
+        .set((eb) => ({ locked_by: null, locked_until: null, attempts: eb("attempts", "-", 1) }))
+        .where("locked_by", "=", locked_by)
+        .executeTakeFirst();
+      log.info("Released {count} jobs of {holder}, which is gone", {
+        count: Number(released.numUpdatedRows),
+        holder: locked_by,
+      });
+    }
+  }
+
+  #knownDead(holder: string): boolean {
+    const [host, pidText] = holder.split(":");
+    const pid = Number(pidText);
+    if (host !== hostname() || !Number.isInteger(pid) || pid <= 0) return false;
+    if (pid === process.pid) return !workingHere.has(holder);
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "ESRCH";
+    }
   }
 
   wake(): void {
@@ -135,12 +293,15 @@ export class Queue {
     }
   }
 
+  /** Whether a job is due and free to claim (one under another's lease is not). */
   async #hasDue(): Promise<boolean> {
+    const now = new Date();
     const row = await this.#db
       .selectFrom("jobs")
       .select("id")
       .where("failed_at", "is", null)
-      .where("run_at", "<=", new Date())
+      .where("run_at", "<=", now)
+      .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", now)]))
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
@@ -155,12 +316,14 @@ export class Queue {
         if (jobs.length === 0) break;
         for (const job of jobs) {
           const run = this.#run(job).finally(() => {
-            this.#running.delete(run);
+            this.#running.delete(job.id);
+            if (this.#running.size === 0) this.#stopHeartbeat();
             this.wake();
             this.#notifyIdle();
           });
-          this.#running.add(run);
+          this.#running.set(job.id, run);
         }
+        this.#startHeartbeat();
       }
     } catch (error) {
       log.error("Claiming jobs failed: {error}", { error: String(error) });
@@ -177,17 +340,45 @@ export class Queue {
     for (const w of waiters) w();
   }
 
+  /** Extends the leases of the jobs this process runs, while it runs any. */
+  #startHeartbeat(): void {
+    if (this.#heartbeat || this.#running.size === 0) return;
+    this.#heartbeat = setInterval(() => {
+      const ids = [...this.#running.keys()];
+      if (ids.length === 0) return;
+      this.#db
+        .updateTable("jobs")
+        .set({ locked_until: new Date(Date.now() + LEASE_MS) })
+        .where("id", "in", ids)
+        .where("locked_by", "=", this.holder)
+        .execute()
+        .catch((error) => log.warn("Extending leases failed: {error}", { error: String(error) }));
+    }, HEARTBEAT_MS);
+    this.#heartbeat.unref();
+  }
+
+  #stopHeartbeat(): void {
+    if (this.#heartbeat) clearInterval(this.#heartbeat);
+    this.#heartbeat = null;
+  }
+
+  /**
+   * Sleeps until the next job is due: the earliest `run_at` of the jobs free to claim, or the end of
+   * the earliest lease (a job under lease is not due before its lease ends, so it must not make the
+   * worker poll meanwhile).
+   */
   async #sleepUntilNextDue(): Promise<void> {
     const poll = this.#dialect === "postgres" ? 10_000 : 2_000;
     let delay = poll;
     try {
-      const next = await this.#db
-        .selectFrom("jobs")
-        .select((eb) => eb.fn.min("run_at").as("next"))
-        .where("failed_at", "is", null)
-        .executeTakeFirst();
-      const at = next?.next ? new Date(next.next as unknown as string | Date).getTime() : null;
-      if (at !== null) delay = Math.min(poll, Math.max(0, at - Date.now()));
+      const now = new Date();
+      const next = await sql<{ free: string | Date | null; leased: string | Date | null }>`
+        select min(case when locked_until is null or locked_until <= ${now} then run_at end) as free,
+               min(case when locked_until > ${now} then locked_until end) as leased
+        from jobs where failed_at is null`.execute(this.#db);
+      const row = next.rows[0];
+      const times = [row?.free, row?.leased].filter((t) => t != null).map((t) => new Date(t as string).getTime());
+      if (times.length > 0) delay = Math.min(poll, Math.max(0, Math.min(...times) - Date.now()));
     } catch {
       // Keep polling at the normal pace.
     }
@@ -210,7 +401,11 @@ export class Queue {
       .limit(limit);
     return this.#db
       .updateTable("jobs")
-      .set((eb) => ({ locked_until: new Date(now.getTime() + LEASE_MS), attempts: eb("attempts", "+", 1) }))
+      .set((eb) => ({
+        locked_until: new Date(now.getTime() + LEASE_MS),
+        locked_by: this.holder,
+        attempts: eb("attempts", "+", 1),
+      }))
       .where("id", "in", this.#dialect === "postgres" ? due.forUpdate().skipLocked() : due)
       .returningAll()
       .execute();
@@ -218,7 +413,7 @@ export class Queue {
 
   async #run(job: { id: string; type: string; payload: unknown; attempts: number; max_attempts: number }) {
     try {
-      await this.#dispatch!(job.type, job.payload);
+      await this.#dispatch!(job.type, job.payload, { id: job.id });
       await this.#db.deleteFrom("jobs").where("id", "=", job.id).execute();
     } catch (error) {
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -234,6 +429,7 @@ export class Queue {
         .updateTable("jobs")
         .set({
           locked_until: null,
+          locked_by: null,
           last_error: message.slice(0, 4000),
           run_at: new Date(Date.now() + backoffMs(job.attempts)),
           failed_at: failed ? new Date() : null,

@@ -6,7 +6,8 @@ import { dispatcher } from "./handlers.ts";
 
 export async function startWorker(rt: Runtime): Promise<void> {
   await restoreFeeds(rt);
-  await rt.queue.start(dispatcher(rt));
+  // PostgreSQL may have lost the feeds (unlogged tables) in a crash while this process lived on.
+  await rt.queue.start(dispatcher(rt), { onReconnect: () => restoreFeeds(rt) });
   await scheduleTrim(rt);
   await scheduleMediaCleanup(rt);
 }

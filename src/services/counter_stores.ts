@@ -43,11 +43,14 @@ async function deleteEnded(db: Db): Promise<void> {
 /** One key per window, expiring with it: a late write to an ended window touches nothing current. */
 export function redisCounters(url: string, namespace: string): CounterStore {
   // Connects on first use: a server with the limits turned off never opens it.
-  const redis = new (ioredis().Redis)(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  // While Redis is away, a write fails at once and the hits are counted in this thread meanwhile
+  // (window_counters.ts), so requests never wait for it; it reconnects by itself.
+  const redis = new (ioredis().Redis)(url, { lazyConnect: true, enableOfflineQueue: false, commandTimeout: 1000 });
   redis.on("error", (error) => logger("rate-limits").warn("Redis: {error}", { error: String(error) }));
   return {
     async add(key, n, resetAt) {
       const name = `${namespace}:rate:${key}:${resetAt.getTime()}`;
+      if (redis.status === "wait") await redis.connect().catch(() => {});
       const replies = await redis
         .multi()
         .incrby(name, n)

@@ -82,7 +82,9 @@ export function memoryBus(namespace: string): Bus {
 /** One publishing and one subscribing connection; a Redis channel is subscribed while anyone here listens. */
 export function redisBus(url: string, namespace: string): Bus {
   const { Redis } = ioredis();
-  const pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
+  // While Redis is away, publishing fails at once (the change is committed; only its live update is
+  // lost) rather than holding the request; both connections reconnect by themselves.
+  const pub = new Redis(url, { lazyConnect: false, enableOfflineQueue: false, commandTimeout: 1000 });
   const sub = new Redis(url, { lazyConnect: false });
   const listeners = new Listeners();
   const prefix = `${namespace}:`;
@@ -94,17 +96,24 @@ export function redisBus(url: string, namespace: string): Bus {
   });
   return {
     async publish(channel, message) {
-      await pub.publish(prefix + channel, message);
+      try {
+        await pub.publish(prefix + channel, message);
+      } catch (error) {
+        logger("bus").warn("Not published on {channel}: {error}", { channel, error: String(error) });
+      }
     },
     subscribe(channel, handler) {
-      if (listeners.add(channel, handler)) void sub.subscribe(prefix + channel);
+      // While Redis is away these wait for it (it resubscribes on reconnecting) or fail: never unheard.
+      const failed = (error: unknown) => logger("bus").warn("Redis: {error}", { error: String(error) });
+      if (listeners.add(channel, handler)) sub.subscribe(prefix + channel).catch(failed);
       return () => {
-        if (listeners.remove(channel, handler)) void sub.unsubscribe(prefix + channel);
+        if (listeners.remove(channel, handler)) sub.unsubscribe(prefix + channel).catch(failed);
       };
     },
     async close() {
       listeners.map.clear();
-      await Promise.allSettled([pub.quit(), sub.quit()]);
+      // QUIT waits for Redis to answer: while it is away, the connections are dropped instead.
+      await Promise.allSettled([pub, sub].map((c) => (c.status === "ready" ? c.quit() : c.disconnect())));
     },
   };
 }

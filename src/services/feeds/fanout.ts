@@ -98,7 +98,7 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
       and ${homeRule(rt.dialect, sql.ref("f.account_id"))}
       and ${notAlreadyBoosted(sql.ref("f.account_id"))}
     on conflict do nothing`.execute(db);
-  if (edge) await rt.queue.enqueue("feeds.fanout", { statusId, after: edge.id });
+  if (edge) await rt.queue.enqueue("feeds.fanout", { statusId, after: edge.id }, { unique: true });
 }
 
 async function fanOutToLists(rt: Runtime, statusId: string): Promise<void> {

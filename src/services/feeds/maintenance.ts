@@ -1,6 +1,7 @@
 // Keeping feeds right when relationships change, trimming them, and rebuilding one from scratch.
 import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
+import type { JobContext } from "../../jobs/queue.ts";
 import { logger } from "../../log.ts";
 import type { Runtime } from "../../runtime.ts";
 import { visibleTo } from "../visibility/sql.ts";
@@ -172,7 +173,8 @@ export async function rebuildFeeds(rt: Runtime, { after }: { after?: string }): 
     .limit(REBUILD_CHUNK)
     .execute();
   for (const { account_id } of owners) await rebuildHomeFeed(rt, account_id);
-  if (owners.length === REBUILD_CHUNK) await rt.queue.enqueue("feeds.rebuild", { after: owners.at(-1)!.account_id });
+  if (owners.length === REBUILD_CHUNK)
+    await rt.queue.enqueue("feeds.rebuild", { after: owners.at(-1)!.account_id }, { unique: true });
 }
 
 /**
@@ -201,7 +203,7 @@ export async function restoreFeeds(rt: Runtime): Promise<void> {
 }
 
 /** Cuts every feed longer than FEED_SIZE back to its newest entries, remembering where it ends. */
-export async function trimFeeds(rt: Runtime): Promise<void> {
+export async function trimFeeds(rt: Runtime, _payload?: unknown, job?: JobContext): Promise<void> {
   try {
     const long = await rt.db
       .selectFrom("feed_entries")
@@ -234,17 +236,22 @@ export async function trimFeeds(rt: Runtime): Promise<void> {
     }
     if (long.length > 0) logger("feeds").info("Trimmed {count} feeds", { count: long.length });
   } finally {
-    await rt.queue.enqueue("feeds.trim", {}, { runAt: new Date(Date.now() + TRIM_EVERY_MS) });
+    await scheduleTrim(rt, job?.id);
   }
 }
 
-/** Makes sure one trim job is scheduled (the worker calls this when it starts). */
-export async function scheduleTrim(rt: Runtime): Promise<void> {
+/**
+ * Makes sure one trim job is scheduled besides `running` (the trim job that asks): the worker calls
+ * this when it starts, and each trim when it ends. A trim run twice after a crash finds the one the
+ * first run scheduled, so trims never multiply.
+ */
+export async function scheduleTrim(rt: Runtime, running?: string): Promise<void> {
   const pending = await rt.db
     .selectFrom("jobs")
     .select("id")
     .where("type", "=", "feeds.trim")
     .where("failed_at", "is", null)
+    .$if(running !== undefined, (q) => q.where("id", "!=", running!))
     .executeTakeFirst();
   if (!pending) await rt.queue.enqueue("feeds.trim", {}, { runAt: new Date(Date.now() + TRIM_EVERY_MS) });
 }

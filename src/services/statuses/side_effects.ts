@@ -195,11 +195,14 @@ export async function notifySubscribers(rt: Runtime, { statusId }: { statusId: s
   }
 }
 
-/** Job: people who boosted a status hear that it changed. */
+/**
+ * Job: people who boosted a status hear that it changed. Run twice, it notifies no one twice: a
+ * booster who already has an `update` notification newer than the latest edit has heard of it.
+ */
 export async function notifyBoosters(rt: Runtime, { statusId }: { statusId: string }): Promise<void> {
   const status = await rt.db
     .selectFrom("statuses")
-    .select(["account_id", "deleted_at"])
+    .select(["account_id", "deleted_at", "edited_at"])
     .where("id", "=", statusId)
     .executeTakeFirst();
   if (!status || status.deleted_at) return;
@@ -212,6 +215,15 @@ export async function notifyBoosters(rt: Runtime, { statusId }: { statusId: stri
     .execute();
   for (const { account_id } of boosters) {
     await rt.db.transaction().execute(async (trx) => {
+      const already = await trx
+        .selectFrom("notifications")
+        .select("id")
+        .where("account_id", "=", account_id)
+        .where("type", "=", "update")
+        .where("status_id", "=", statusId)
+        .$if(status.edited_at !== null, (q) => q.where("created_at", ">=", status.edited_at!))
+        .executeTakeFirst();
+      if (already) return;
       await notifyAbout(rt, trx, {
         recipientId: account_id,
         fromAccountId: status.account_id,

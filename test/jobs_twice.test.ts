@@ -1,0 +1,247 @@
+// Every job type run twice leaves the database as running it once does: a worker that dies between
+// a job's effect and its deletion runs the job again (src/jobs/queue.ts). The worker is off; each
+// case causes its job through the API, and the harness runs every job it finds twice, comparing every
+// table (and the jobs still waiting) after each run. A job type without a case fails the test: add
+// one to `cases` when you add a type.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, before, test } from "node:test";
+import { sql } from "kysely";
+import sharp from "sharp";
+import { dispatcher, jobTypes } from "../src/jobs/handlers.ts";
+import type { JobType } from "../src/jobs/queue.ts";
+import { restoreFeeds } from "../src/services/feeds/maintenance.ts";
+import { follow } from "./fixtures.ts";
+import { type PushService, Subscriber, startPushService } from "./push_receiver.ts";
+import { dialectUnderTest, startServer, type TestServer, type TestUser } from "./rig.ts";
+
+let server: TestServer;
+let writer: TestUser;
+let fan: TestUser;
+let booster: TestUser;
+
+let pushService: PushService;
+
+before(async () => {
+  pushService = await startPushService();
+  server = await startServer({ worker: false, env: { ALLOW_PRIVATE_ADDRESSES: "true" } });
+  writer = await server.user("writer");
+  fan = await server.user("fan");
+  booster = await server.user("booster");
+});
+after(async () => {
+  await server.close();
+  await pushService.close();
+});
+
+const NOT_COMPARED = new Set(["jobs", "kysely_migration", "kysely_migration_lock"]);
+
+async function tables(): Promise<string[]> {
+  const rows =
+    dialectUnderTest === "postgres"
+      ? await sql<{ name: string }>`
+          select table_name as name from information_schema.tables
+          where table_schema = ${server.schema} and table_type = 'BASE TABLE'`.execute(server.rt.db)
+      : await sql<{ name: string }>`
+          select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(server.rt.db);
+  return rows.rows.map((r) => r.name).filter((n) => !NOT_COMPARED.has(n));
+}
+
+const json = (value: unknown) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? String(v) : v));
+
+/** Every row of every table, and the type and payload of every job waiting. */
+async function snapshot(): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const table of await tables()) {
+    const rows = await sql`select * from ${sql.table(table)}`.execute(server.rt.db);
+    out[table] = rows.rows.map(json).sort();
+  }
+  const jobs = await server.rt.db.selectFrom("jobs").select(["type", "payload"]).execute();
+  out["jobs waiting"] = jobs.map(json).sort();
+  return out;
+}
+
+const ran = new Set<string>();
+
+/** Runs every due job twice, checking that the second run changes nothing, until none is left. */
+async function runEachTwice(): Promise<void> {
+  const run = dispatcher(server.rt);
+  for (;;) {
+    const job = await server.rt.db
+      .selectFrom("jobs")
+      .selectAll()
+      .where("run_at", "<=", new Date())
+      .orderBy("run_at")
+      .orderBy("id")
+      .executeTakeFirst();
+    if (!job) return;
+    await run(job.type, job.payload, { id: job.id });
+    const once = await snapshot();
+    await run(job.type, job.payload, { id: job.id });
+    assert.deepEqual(await snapshot(), once, `${job.type} ${json(job.payload)} run a second time`);
+    await server.rt.db.deleteFrom("jobs").where("id", "=", job.id).execute();
+    ran.add(job.type);
+  }
+}
+
+/** Makes the waiting jobs of `type` due now. */
+async function dueNow(type: JobType): Promise<void> {
+  await server.rt.db.updateTable("jobs").set({ run_at: new Date() }).where("type", "=", type).execute();
+}
+
+async function postAs(user: TestUser, body: Record<string, unknown>): Promise<any> {
+  const res = await server.post("/api/v1/statuses", { token: user.token, json: body });
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+
+/** What makes each job type run, through the API wherever one exists. */
+const cases: Record<JobType, () => Promise<void>> = {
+  async "mail.send"() {
+    const app = await server.post("/api/v1/apps", {
+      json: { client_name: "Twice", redirect_uris: "urn:ietf:wg:oauth:2.0:oob", scopes: "read write" },
+    });
+    const token = await server.post("/oauth/token", {
+      form: {
+        grant_type: "client_credentials",
+        client_id: app.body.client_id,
+        client_secret: app.body.client_secret,
+        scope: "read write",
+      },
+    });
+    const res = await server.post("/api/v1/accounts", {
+      token: token.body.access_token,
+      form: { username: "newbie", email: "newbie@mail.test", password: "long enough password", agreement: "true" },
+    });
+    assert.equal(res.status, 200, res.text);
+  },
+  async "feeds.merge"() {
+    await follow(server, fan, writer, { notify: true });
+    await follow(server, booster, writer);
+    const list = await server.post("/api/v1/lists", { token: fan.token, json: { title: "Writers" } });
+    await server.post(`/api/v1/lists/${list.body.id}/accounts`, {
+      token: fan.token,
+      json: { account_ids: [writer.accountId] },
+    });
+  },
+  async "feeds.fanout"() {
+    await postAs(writer, { status: "Hello #birds" });
+  },
+  async "statuses.notify_subscribers"() {
+    await postAs(writer, { status: "For my subscribers" });
+  },
+  async "statuses.notify_mentioned"() {
+    await postAs(writer, { status: `Hi @${fan.username}` });
+    await postAs(writer, { status: `Just us, @${fan.username}`, visibility: "direct" });
+  },
+  async "statuses.notify_boosters"() {
+    const status = await postAs(writer, { status: "Before the edit" });
+    await runEachTwice();
+    assert.equal((await server.post(`/api/v1/statuses/${status.id}/reblog`, { token: booster.token })).status, 200);
+    await runEachTwice();
+    const edit = await server.put(`/api/v1/statuses/${status.id}`, {
+      token: writer.token,
+      json: { status: "After the edit" },
+    });
+    assert.equal(edit.status, 200, edit.text);
+  },
+  async "feeds.remove"() {
+    const status = await postAs(writer, { status: "Soon gone" });
+    await runEachTwice();
+    assert.equal((await server.delete(`/api/v1/statuses/${status.id}`, { token: writer.token })).status, 200);
+  },
+  async "feeds.unmerge"() {
+    assert.equal(
+      (await server.post(`/api/v1/accounts/${writer.accountId}/unfollow`, { token: booster.token })).status,
+      200,
+    );
+  },
+  async "polls.expire"() {
+    const status = await postAs(writer, { status: "Tea?", poll: { options: ["Tea", "Coffee"], expires_in: 300 } });
+    const vote = await server.post(`/api/v1/polls/${status.poll.id}/votes`, {
+      token: fan.token,
+      json: { choices: [0] },
+    });
+    assert.equal(vote.status, 200, vote.text);
+    await runEachTwice();
+    await server.rt.db
+      .updateTable("polls")
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where("id", "=", status.poll.id)
+      .execute();
+    await dueNow("polls.expire");
+  },
+  async "statuses.publish_scheduled"() {
+    const res = await server.post("/api/v1/statuses", {
+      token: writer.token,
+      json: { status: "Later", scheduled_at: new Date(Date.now() + 3600_000).toISOString() },
+    });
+    assert.equal(res.status, 200, res.text);
+    await server.rt.db
+      .updateTable("scheduled_statuses")
+      .set({ scheduled_at: new Date(Date.now() - 1000) })
+      .where("id", "=", res.body.id)
+      .execute();
+    await dueNow("statuses.publish_scheduled");
+  },
+  async "feeds.trim"() {
+    // The worker schedules the first trim when it starts; this one is off.
+    await server.rt.queue.enqueue("feeds.trim", {});
+  },
+  async "media.process"() {
+    // Random pixels do not compress: a PNG past the size processed at once, so a job processes it.
+    const side = 1800;
+    const noise = await sharp(randomBytes(side * side * 3), { raw: { width: side, height: side, channels: 3 } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(noise)], { type: "image/png" }), "noise.png");
+    const res = await server.post("/api/v2/media", { token: writer.token, multipart: form });
+    assert.equal(res.status, 202, res.text);
+  },
+  async "push.deliver"() {
+    const device = new Subscriber();
+    const res = await server.post("/api/v1/push/subscription", {
+      token: fan.token,
+      json: {
+        subscription: { endpoint: `${pushService.url}/fan`, keys: device.keys, standard: true },
+        data: { alerts: { mention: true } },
+      },
+    });
+    assert.equal(res.status, 200, res.text);
+    await postAs(writer, { status: `@${fan.username} pushed` });
+  },
+  async "media.cleanup"() {
+    // The worker schedules the first cleanup when it starts; this one is off.
+    await server.rt.queue.enqueue("media.cleanup", {});
+  },
+  async "feeds.rebuild"() {
+    // What a worker does on finding the feeds lost in a crash.
+    await server.rt.db.deleteFrom("feeds_intact").execute();
+    await restoreFeeds(server.rt);
+  },
+};
+
+test("every job type has a case here", () => {
+  const missing = jobTypes.filter((type) => !(type in cases));
+  assert.deepEqual(missing, [], "add a case to test/jobs_twice.test.ts for each new job type");
+});
+
+test("every job type run twice leaves what running it once leaves", async () => {
+  for (const [type, cause] of Object.entries(cases)) {
+    await cause();
+    await runEachTwice();
+    assert.ok(ran.has(type), `the case for ${type} made no ${type} job`);
+  }
+  assert.deepEqual([...ran].sort(), [...jobTypes].sort());
+  // The cases did what they set out to (one run of each, as the comparison shows no more).
+  const updates = await server.rt.db
+    .selectFrom("notifications")
+    .select("account_id")
+    .where("type", "=", "update")
+    .execute();
+  assert.deepEqual(
+    updates.map((n) => n.account_id),
+    [booster.accountId],
+  );
+});
