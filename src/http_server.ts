@@ -2,8 +2,13 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
+import { WebSocketServer } from "ws";
 import { createApp } from "./app.ts";
 import type { Runtime } from "./runtime.ts";
+import { closeStreams } from "./streaming/hub.ts";
+
+/** What to end before a server closes: its open streams, which would otherwise hold it open. */
+const beforeClose = new WeakMap<Server, () => void>();
 
 /** Listens on `port` (0: any). `shared`: other threads listen on the same port (SO_REUSEPORT). */
 export async function listenHttp(
@@ -12,7 +17,11 @@ export async function listenHttp(
   shared: boolean,
 ): Promise<{ server: Server; port: number }> {
   const app = createApp(rt);
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // WebSocket upgrades go through the app like any request (auth, then /api/v1/streaming); ws only
+  // speaks the protocol. Compression is off: it costs each idle socket tens of kilobytes.
+  const websocket = { server: new WebSocketServer({ noServer: true, perMessageDeflate: false }) };
+  const server = createAdaptorServer({ fetch: app.fetch, websocket }) as Server;
+  beforeClose.set(server, () => closeStreams(rt));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen({ port, host: rt.config.bind, reusePort: shared }, () => resolve());
@@ -22,6 +31,7 @@ export async function listenHttp(
 
 /** Stops listening; idle keep-alive connections close now, requests under way get 10 s to finish. */
 export async function closeHttp(server: Server): Promise<void> {
+  beforeClose.get(server)?.();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const force = setTimeout(() => server.closeAllConnections(), 10_000);

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
 import pg from "pg";
+import { WebSocketServer } from "ws";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import type { Role } from "../src/db/schema.ts";
@@ -18,6 +19,7 @@ import { createRuntime, type Runtime } from "../src/runtime.ts";
 import { createLocalUser } from "../src/services/accounts/accounts.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
+import { closeStreams } from "../src/streaming/hub.ts";
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
 export const dialectUnderTest = TEST_DATABASE_URL ? "postgres" : "sqlite";
@@ -94,7 +96,8 @@ const RAISED_RATE_LIMITS = Object.fromEntries(
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   if (!process.env.TEST_LOG) await configureLogging("silent");
   let app: ReturnType<typeof createApp> | null = null;
-  const http = createAdaptorServer({ fetch: (req, env) => app!.fetch(req, env) }) as Server;
+  const websocket = { server: new WebSocketServer({ noServer: true, perMessageDeflate: false }) };
+  const http = createAdaptorServer({ fetch: (req, env) => app!.fetch(req, env), websocket }) as Server;
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
   const port = (http.address() as AddressInfo).port;
   const dataDir = mkdtempSync(join(tmpdir(), "rookery-test-"));
@@ -193,12 +196,14 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     },
     settle: () => rt.queue.idle(),
     async restart() {
+      closeStreams(rt);
       await rt.close();
       rt = await createRuntime(config, { schema, poolSize: 4, migrate: false });
       app = createApp(rt);
       if (options.worker !== false) await startWorker(rt);
     },
     async close() {
+      closeStreams(rt);
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
         http.closeAllConnections();

@@ -32,6 +32,7 @@ import { reports } from "./v1/reports.ts";
 import { scheduledStatuses } from "./v1/scheduled_statuses.ts";
 import { statusActions } from "./v1/status_actions.ts";
 import { statuses } from "./v1/statuses.ts";
+import { streamingApi } from "./v1/streaming.ts";
 import { tags } from "./v1/tags.ts";
 import { timelines } from "./v1/timelines.ts";
 import { filtersV2 } from "./v2/filters.ts";
@@ -79,4 +80,5 @@ export const routers: Hono<AppEnv>[] = [
   notificationRequests,
   notifications,
   notificationsV2,
+  streamingApi,
 ];

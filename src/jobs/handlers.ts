@@ -3,6 +3,7 @@ import type { Runtime } from "../runtime.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
 import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
 import { deliverMail } from "../services/mail.ts";
+import { streamNotification } from "../services/notifications/create.ts";
 import { expirePoll } from "../services/statuses/polls.ts";
 import { publishScheduled } from "../services/statuses/scheduled.ts";
 import { notifyBoosters, notifyMentioned, notifySubscribers } from "../services/statuses/side_effects.ts";
@@ -23,6 +24,7 @@ const handlers: Handlers = {
   "feeds.rebuild": rebuildFeeds,
   "polls.expire": expirePoll,
   "statuses.publish_scheduled": publishScheduled,
+  "notifications.stream": streamNotification,
 };
 
 export function dispatcher(rt: Runtime): Dispatch {

@@ -8,10 +8,18 @@ import type { Db } from "../../db/index.ts";
 import type { NotificationType, Role } from "../../db/schema.ts";
 import { idFloor, idTime, newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { policyVerdict } from "./policy.ts";
 import { recordFilteredNotification } from "./requests.ts";
 
 export type { NotificationType } from "../../db/schema.ts";
+
+declare module "../../jobs/queue.ts" {
+  interface JobPayloads {
+    /** Tells the recipient's open streams of a notification, once its transaction has committed. */
+    "notifications.stream": { accountId: string; id: string };
+  }
+}
 
 export interface NewNotification {
   recipientId: string;
@@ -40,7 +48,7 @@ const ROLE_RANK: Record<Role, number> = { user: 0, moderator: 1, admin: 2, owner
  * recipient get through regardless. A notification the policy filters is recorded as filtered and
  * lands in the sender's notification request.
  */
-export async function notify(_rt: Runtime, db: Db, input: NewNotification): Promise<string | null> {
+export async function notify(rt: Runtime, db: Db, input: NewNotification): Promise<string | null> {
   const { recipientId, fromAccountId, type } = input;
   if (recipientId === fromAccountId && !FROM_SELF_ALLOWED.includes(type)) return null;
 
@@ -93,6 +101,7 @@ export async function notify(_rt: Runtime, db: Db, input: NewNotification): Prom
     })
     .execute();
   if (filtered) await recordFilteredNotification(db, { recipientId, fromAccountId, statusId, at: now });
+  else await rt.queue.enqueue("notifications.stream", { accountId: recipientId, id }, {}, db);
   return id;
 }
 
@@ -247,4 +256,9 @@ export async function withdrawNotifications(
     .where("from_account_id", "=", input.fromAccountId)
     .where("type", "in", input.types)
     .execute();
+}
+
+/** Job: see "notifications.stream". */
+export async function streamNotification(rt: Runtime, n: { accountId: string; id: string }): Promise<void> {
+  await publishEvent(rt, "notification.created", n);
 }
