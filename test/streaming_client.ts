@@ -12,7 +12,8 @@ export interface Received {
   status?: number;
 }
 
-export const wsUrl = (server: TestServer, query = "") => `${server.url.replace(/^http/, "ws")}/api/v1/streaming${query}`;
+export const wsUrl = (server: TestServer, query = "") =>
+  `${server.url.replace(/^http/, "ws")}/api/v1/streaming${query}`;
 
 /** Waits until `check` holds, for up to `ms`. */
 export async function until(check: () => boolean, ms = 5000, what = "a condition"): Promise<void> {
@@ -64,9 +65,9 @@ export class Socket {
 
   /** Waits for a frame of `event` that `match` accepts, and returns it. */
   async next(event: string, match: (f: Received) => boolean = () => true, ms = 5000): Promise<Received> {
-    let found: Received | undefined;
-    await until(() => (found = this.frames.find((f) => f.event === event && match(f))) !== undefined, ms, event);
-    return found!;
+    const find = () => this.frames.find((f) => (f.event ?? "") === event && match(f));
+    await until(() => find() !== undefined, ms, event || "an error");
+    return find()!;
   }
 
   close() {

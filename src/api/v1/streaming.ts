@@ -23,12 +23,14 @@ function streamingToken(c: Ctx): string | null {
 
 /**
  * Who is listening. A token, when sent, must be a valid user token with a read scope (401
- * otherwise, at the upgrade); without one, only public streams open, and only with public preview
- * (checked per stream).
+ * otherwise, at the upgrade); without one, only public streams open, and only with public preview.
  */
 async function viewerOf(c: Ctx): Promise<{ token: string | null; viewer: Viewer | null }> {
   const token = streamingToken(c);
-  if (!token) return { token: null, viewer: null };
+  if (!token) {
+    if (!c.var.rt.config.publicPreview) throw new ApiError(401, "Missing access token");
+    return { token: null, viewer: null };
+  }
   const auth: Auth | null = c.var.auth ?? (await authenticate(c.var.rt, token));
   if (!auth) throw new ApiError(401, "The access token is invalid");
   if (!auth.user || inactiveReason(auth.user)) throw new ApiError(401, "This method requires an authenticated user");
@@ -49,7 +51,8 @@ const redirectElsewhere: MiddlewareHandler<AppEnv> = async (c, next) => {
   const base = new URL(target);
   const url = new URL(c.req.url);
   if (url.host === base.host) return next();
-  url.host = base.host;
+  url.hostname = base.hostname;
+  url.port = base.port;
   return c.redirect(url.toString(), 301);
 };
 
