@@ -1,19 +1,19 @@
-// The Account entity, loaded in batches: one query for any number of accounts.
-import type { Selectable } from "kysely";
-import type { AccountStatsTable, AccountsTable, Role } from "../db/schema.ts";
+// The Account entity. `renderAccountView` renders what services/accounts/views.ts loaded (the
+// status views carry their authors so); the routes that list only accounts still load through
+// `renderAccounts`.
 import { highlightedRoles, roleEntity } from "../domain/roles.ts";
 import { urls } from "../domain/urls.ts";
 import { stillKey } from "../media/images.ts";
 import { mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
+import {
+  type AccountRow,
+  type AccountView,
+  day,
+  loadAccountRows,
+  loadAccountViews,
+} from "../services/accounts/views.ts";
 import type { AccountCounters } from "../services/statuses/live_state.ts";
-import { renderCaches } from "./cache.ts";
-
-export type AccountRow = Selectable<AccountsTable> &
-  Omit<Selectable<AccountStatsTable>, "account_id"> & {
-    /** The role of a local account's user (null for remote accounts). */
-    role: Role | null;
-  };
 
 export interface AccountEntity {
   id: string;
@@ -47,31 +47,6 @@ export interface AccountEntity {
   noindex?: boolean;
   /** The highlighted roles of local accounts only. */
   roles?: { id: string; name: string; color: string }[];
-}
-
-/** Accounts with their counters, by id. Missing ids are simply absent from the map. */
-async function loadAccountRows(rt: Runtime, ids: readonly string[]): Promise<Map<string, AccountRow>> {
-  const unique = [...new Set(ids)];
-  if (unique.length === 0) return new Map();
-  const rows = await rt.db
-    .selectFrom("accounts as a")
-    .leftJoin("account_stats as s", "s.account_id", "a.id")
-    .leftJoin("users as u", "u.account_id", "a.id")
-    .selectAll("a")
-    .select(["s.followers_count", "s.following_count", "s.statuses_count", "s.last_status_at", "u.role"])
-    .where("a.id", "in", unique)
-    .execute();
-  return new Map(
-    rows.map((r) => [
-      r.id,
-      {
-        ...r,
-        followers_count: r.followers_count ?? 0,
-        following_count: r.following_count ?? 0,
-        statuses_count: r.statuses_count ?? 0,
-      },
-    ]),
-  );
 }
 
 const MISSING_AVATAR = "/avatars/original/missing.png";
@@ -145,28 +120,33 @@ function renderAccount(rt: Runtime, row: AccountRow): AccountEntity {
   return entity;
 }
 
-interface Profile {
-  /** The entity, with counters as they were when cached (replaced on every render). */
-  entity: AccountEntity;
-  movedTo: string | null;
+/** The entity without its counters, rendered once per profile read (profiles are kept in memory). */
+const rendered = new WeakMap<AccountRow, AccountEntity>();
+
+function profileEntity(rt: Runtime, row: AccountRow): AccountEntity {
+  let entity = rendered.get(row);
+  if (!entity) {
+    entity = renderAccount(rt, row);
+    rendered.set(row, entity);
+  }
+  return entity;
 }
 
-/** The cacheable part of accounts (everything but counters), from memory or one query. */
-async function profiles(rt: Runtime, ids: readonly string[]): Promise<Map<string, Profile>> {
-  const cache = renderCaches(rt).accounts;
-  const out = new Map<string, Profile>();
-  const missing: string[] = [];
-  for (const id of new Set(ids)) {
-    const hit = cache.get(id) as Profile | undefined;
-    if (hit) out.set(id, hit);
-    else missing.push(id);
-  }
-  for (const row of (await loadAccountRows(rt, missing)).values()) {
-    const profile = { entity: renderAccount(rt, row), movedTo: row.moved_to_account_id };
-    cache.set(row.id, profile);
-    out.set(row.id, profile);
-  }
-  return out;
+/** Renders a loaded account with its counters now. */
+export function renderAccountView(rt: Runtime, view: AccountView): AccountEntity {
+  const profile = profileEntity(rt, view.row);
+  const s = view.counters;
+  const live = !profile.suspended;
+  const entity: AccountEntity = {
+    ...profile,
+    followers_count: live ? (s?.followers_count ?? 0) : 0,
+    following_count: live ? (s?.following_count ?? 0) : 0,
+    statuses_count: live ? (s?.statuses_count ?? 0) : 0,
+    last_status_at: s?.last_status_at ?? null,
+  };
+  // A suspended account shows no forwarding address either.
+  if (view.row.moved_to_account_id) entity.moved = view.moved && live ? renderAccountView(rt, view.moved) : null;
+  return entity;
 }
 
 /**
@@ -178,55 +158,15 @@ export async function renderAccounts(
   ids: readonly string[],
   known?: ReadonlyMap<string, AccountCounters>,
 ): Promise<AccountEntity[]> {
-  const found = await profiles(rt, ids);
-  const movedIds = [...found.values()].map((p) => p.movedTo).filter((id): id is string => id !== null);
-  const moved = movedIds.length > 0 ? await profiles(rt, movedIds) : new Map<string, Profile>();
-  const missing = [...found.keys(), ...moved.keys()].filter((id) => !known?.has(id));
-  const stats =
-    missing.length === 0
-      ? []
-      : await rt.db
-          .selectFrom("account_stats")
-          .select(["account_id", "followers_count", "following_count", "statuses_count", "last_status_at"])
-          .where("account_id", "in", missing)
-          .execute();
-  const statsById = new Map<string, AccountCounters>([
-    ...(known ?? []),
-    ...stats.map((s) => [s.account_id, { ...s, last_status_at: day(s.last_status_at) }] as const),
-  ]);
-  const withCounters = (p: Profile): AccountEntity => {
-    const s = statsById.get(p.entity.id);
-    const live = !p.entity.suspended;
-    return {
-      ...p.entity,
-      followers_count: live ? (s?.followers_count ?? 0) : 0,
-      following_count: live ? (s?.following_count ?? 0) : 0,
-      statuses_count: live ? (s?.statuses_count ?? 0) : 0,
-      last_status_at: s?.last_status_at ?? null,
-    };
-  };
-  const out: AccountEntity[] = [];
-  for (const id of ids) {
-    const p = found.get(id);
-    if (!p) continue;
-    const entity = withCounters(p);
-    if (p.movedTo) {
-      const target = moved.get(p.movedTo);
-      // A suspended account shows no forwarding address either.
-      entity.moved = target && !p.entity.suspended ? withCounters(target) : null;
-    }
-    out.push(entity);
-  }
-  return out;
+  const views = await loadAccountViews(rt, ids, known);
+  return ids.flatMap((id) => {
+    const view = views.get(id);
+    return view ? [renderAccountView(rt, view)] : [];
+  });
 }
 
 export async function renderAccountById(rt: Runtime, id: string): Promise<AccountEntity | null> {
   return (await renderAccounts(rt, [id]))[0] ?? null;
-}
-
-/** Mastodon shows the day of an account's last status, not the moment. */
-function day(date: Date | null): string | null {
-  return date ? date.toISOString().slice(0, 10) : null;
 }
 
 /** Mastodon shows the day an account was made, not the moment. */

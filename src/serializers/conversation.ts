@@ -1,26 +1,21 @@
 // The Conversation entity: the other participants (or the viewer alone, writing to themself), the
 // latest status and the unread flag.
 import type { Runtime } from "../runtime.ts";
-import type { ConversationRow } from "../services/statuses/conversations.ts";
-import { renderAccounts } from "./account.ts";
-import { renderStatuses } from "./status.ts";
+import type { ConversationRow, ConversationViews } from "../services/statuses/conversations.ts";
+import { renderAccountView } from "./account.ts";
+import { renderStatus } from "./status.ts";
 
-export async function renderConversations(rt: Runtime, viewerId: string, rows: ConversationRow[]) {
-  const participants = rows.map((r) => (r.participants ? r.participants.split(" ") : [viewerId]));
-  const [accounts, statuses] = await Promise.all([
-    renderAccounts(rt, [...new Set(participants.flat())]),
-    renderStatuses(
-      rt,
-      rows.map((r) => r.last_status_id),
-      { viewerId },
-    ),
-  ]);
-  const accountById = new Map(accounts.map((a) => [a.id, a]));
-  const statusById = new Map(statuses.map((s) => [s.id, s]));
-  return rows.map((row, i) => ({
-    id: row.id,
-    unread: row.unread,
-    accounts: participants[i].flatMap((id) => accountById.get(id) ?? []),
-    last_status: statusById.get(row.last_status_id) ?? null,
-  }));
+export function renderConversations(rt: Runtime, rows: ConversationRow[], views: ConversationViews) {
+  return rows.map((row, i) => {
+    const status = views.statuses.get(row.last_status_id);
+    return {
+      id: row.id,
+      unread: row.unread,
+      accounts: views.participants[i].flatMap((id) => {
+        const account = views.accounts.get(id);
+        return account ? [renderAccountView(rt, account)] : [];
+      }),
+      last_status: status ? renderStatus(rt, status) : null,
+    };
+  });
 }

@@ -5,39 +5,40 @@ import type { Runtime } from "../runtime.ts";
 import type { NotificationGroup } from "../services/notifications/groups.ts";
 import type { NotificationRow } from "../services/notifications/read.ts";
 import type { NotificationRequestRow } from "../services/notifications/requests.ts";
-import { type AccountEntity, renderAccounts } from "./account.ts";
-import { renderReports } from "./report.ts";
-import { renderStatuses, type StatusEntity } from "./status.ts";
+import type { NotificationViews } from "../services/notifications/views.ts";
+import { type AccountEntity, renderAccountView } from "./account.ts";
+import { renderReport } from "./report.ts";
+import { renderStatus, type StatusEntity } from "./status.ts";
 
-const byId = <T extends { id: string }>(items: T[]) => new Map(items.map((i) => [i.id, i]));
-
-async function statusesFor(rt: Runtime, viewerId: string, ids: (string | null)[]): Promise<Map<string, StatusEntity>> {
-  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
-  return byId(await renderStatuses(rt, wanted, { viewerId, context: "notifications" }));
+/** Renders each loaded account, status and report once, however many notifications name it. */
+function rendered(rt: Runtime, views: NotificationViews) {
+  const once = <V, E>(map: Map<string, V>, render: (view: V) => E) => {
+    const out = new Map<string, E>();
+    return (id: string): E | undefined => {
+      let entity = out.get(id);
+      if (entity === undefined) {
+        const view = map.get(id);
+        if (view === undefined) return undefined;
+        entity = render(view);
+        out.set(id, entity);
+      }
+      return entity;
+    };
+  };
+  return {
+    account: once(views.accounts, (v) => renderAccountView(rt, v)),
+    status: once(views.statuses, (v): StatusEntity => renderStatus(rt, v)),
+    report: once(views.reports, (v) => renderReport(rt, v)),
+  };
 }
 
-const reportsFor = (rt: Runtime, ids: (string | null)[]) =>
-  renderReports(rt, [...new Set(ids.filter((id): id is string => id !== null))]);
-
-export async function renderNotifications(rt: Runtime, viewerId: string, rows: NotificationRow[]) {
-  const [accounts, statuses, reports] = await Promise.all([
-    renderAccounts(rt, [...new Set(rows.map((r) => r.from_account_id))]),
-    statusesFor(
-      rt,
-      viewerId,
-      rows.map((r) => r.status_id),
-    ),
-    reportsFor(
-      rt,
-      rows.map((r) => r.report_id),
-    ),
-  ]);
-  const accountById = byId(accounts);
+export function renderNotifications(rt: Runtime, rows: NotificationRow[], views: NotificationViews) {
+  const r = rendered(rt, views);
   return rows.flatMap((row) => {
-    const account = accountById.get(row.from_account_id);
+    const account = r.account(row.from_account_id);
     // A status or report that is gone takes its notification along.
-    const status = row.status_id ? statuses.get(row.status_id) : null;
-    const report = row.report_id ? reports.get(row.report_id) : null;
+    const status = row.status_id ? r.status(row.status_id) : null;
+    const report = row.report_id ? r.report(row.report_id) : null;
     if (!account || status === undefined || report === undefined) return [];
     return [
       {
@@ -77,38 +78,26 @@ declare global {
   }
 }
 
-export async function renderGroupedNotifications(
+export function renderGroupedNotifications(
   rt: Runtime,
-  viewerId: string,
   groups: NotificationGroup[],
+  views: NotificationViews,
   o: { partialAvatars?: boolean } = {},
 ) {
-  const [statuses, reports] = await Promise.all([
-    statusesFor(
-      rt,
-      viewerId,
-      groups.map((g) => g.statusId),
-    ),
-    reportsFor(
-      rt,
-      groups.map((g) => g.reportId),
-    ),
-  ]);
+  const r = rendered(rt, views);
   const shown = groups.filter(
-    (g) => (g.statusId === null || statuses.has(g.statusId)) && (g.reportId === null || reports.has(g.reportId)),
+    (g) =>
+      (g.statusId === null || views.statuses.has(g.statusId)) && (g.reportId === null || views.reports.has(g.reportId)),
   );
   const sampleIds = [...new Set(shown.flatMap((g) => g.sampleAccountIds))];
   const fullIds = o.partialAvatars ? [...new Set(shown.map((g) => g.sampleAccountIds[0]))] : sampleIds;
-  const rendered = byId(await renderAccounts(rt, sampleIds));
-  const pick = (ids: string[]) => ids.flatMap((id) => rendered.get(id) ?? []);
+  const pick = (ids: string[]) => ids.flatMap((id) => r.account(id) ?? []);
   return {
     accounts: pick(fullIds),
     ...(o.partialAvatars
       ? { partial_accounts: pick(sampleIds.filter((id) => !fullIds.includes(id))).map(partial) }
       : {}),
-    statuses: [...new Set(shown.flatMap((g) => (g.statusId ? [g.statusId] : [])))].flatMap(
-      (id) => statuses.get(id) ?? [],
-    ),
+    statuses: [...new Set(shown.flatMap((g) => (g.statusId ? [g.statusId] : [])))].flatMap((id) => r.status(id) ?? []),
     notification_groups: shown.map((g) => ({
       group_key: g.key,
       notifications_count: g.count,
@@ -121,27 +110,19 @@ export async function renderGroupedNotifications(
             latest_page_notification_at: g.page.latestAt.toISOString(),
           }
         : {}),
-      sample_account_ids: g.sampleAccountIds.filter((id) => rendered.has(id)),
+      sample_account_ids: g.sampleAccountIds.filter((id) => views.accounts.has(id)),
       ...(g.statusId ? { status_id: g.statusId } : {}),
-      ...(g.reportId ? { report: reports.get(g.reportId) } : {}),
+      ...(g.reportId ? { report: r.report(g.reportId) } : {}),
     })),
   };
 }
 
-export async function renderNotificationRequests(rt: Runtime, viewerId: string, rows: NotificationRequestRow[]) {
-  const [accounts, statuses] = await Promise.all([
-    renderAccounts(rt, [...new Set(rows.map((r) => r.from_account_id))]),
-    statusesFor(
-      rt,
-      viewerId,
-      rows.map((r) => r.last_status_id),
-    ),
-  ]);
-  const accountById = byId(accounts);
+export function renderNotificationRequests(rt: Runtime, rows: NotificationRequestRow[], views: NotificationViews) {
+  const r = rendered(rt, views);
   return rows.flatMap((row) => {
-    const account = accountById.get(row.from_account_id);
+    const account = r.account(row.from_account_id);
     if (!account) return [];
-    const lastStatus = row.last_status_id ? statuses.get(row.last_status_id) : undefined;
+    const lastStatus = row.last_status_id ? r.status(row.last_status_id) : undefined;
     return [
       {
         id: row.id,

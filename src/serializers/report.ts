@@ -1,11 +1,10 @@
-// The Report entity, in batches.
-import type { Selectable } from "kysely";
-import type { ReportsTable } from "../db/schema.ts";
+// The Report entity.
 import type { Runtime } from "../runtime.ts";
-import { renderAccounts } from "./account.ts";
+import type { ReportRow, ReportView } from "../services/moderation/report_views.ts";
+import { renderAccountView } from "./account.ts";
 
 /** What Report and Admin::Report have in common. */
-export function reportFields(r: Selectable<ReportsTable>) {
+export function reportFields(r: ReportRow) {
   return {
     id: r.id,
     action_taken: r.action_taken_at !== null,
@@ -17,22 +16,11 @@ export function reportFields(r: Selectable<ReportsTable>) {
   };
 }
 
-export async function renderReports(rt: Runtime, ids: readonly string[]) {
-  if (ids.length === 0) return new Map<string, Record<string, unknown>>();
-  const rows = await rt.db.selectFrom("reports").selectAll().where("id", "in", ids).execute();
-  const accounts = new Map(
-    (await renderAccounts(rt, [...new Set(rows.map((r) => r.target_account_id))])).map((a) => [a.id, a]),
-  );
-  const out = new Map<string, Record<string, unknown>>();
-  for (const r of rows) {
-    const target = accounts.get(r.target_account_id);
-    if (!target) continue;
-    out.set(r.id, {
-      ...reportFields(r),
-      status_ids: r.status_ids,
-      rule_ids: r.rule_ids,
-      target_account: target,
-    });
-  }
-  return out;
+export function renderReport(rt: Runtime, { row, target }: ReportView) {
+  return {
+    ...reportFields(row),
+    status_ids: row.status_ids,
+    rule_ids: row.rule_ids,
+    target_account: renderAccountView(rt, target),
+  };
 }

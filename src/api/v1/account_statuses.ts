@@ -4,6 +4,7 @@ import { parse, pathId, zFlag, zText } from "../../http/validate.ts";
 import { renderStatuses } from "../../serializers/status.ts";
 import { viewableAccount } from "../../services/accounts/accounts.ts";
 import { accountStatuses, pinnedStatuses } from "../../services/statuses/read.ts";
+import { loadStatusViews } from "../../services/statuses/views.ts";
 import { tokenIfGiven, viewerId } from "../auth.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 
@@ -28,10 +29,11 @@ accountStatusesApi.get("/api/v1/accounts/:id/statuses", tokenIfGiven("read:statu
   await viewableAccount(rt, id).catch((error) => {
     if (error.status !== 410) throw error;
   });
-  const options = { viewerId: viewer, context: "account" as const };
+  const render = async (ids: string[]) =>
+    renderStatuses(rt, await loadStatusViews(rt, viewer, ids, { context: "account" }));
   if (p.pinned) {
     // Pins are few and come all at once: no pagination headers.
-    return c.json(await renderStatuses(rt, await pinnedStatuses(rt, viewer, id), options));
+    return c.json(await render(await pinnedStatuses(rt, viewer, id)));
   }
   const result = await accountStatuses(
     rt,
@@ -46,5 +48,5 @@ accountStatusesApi.get("/api/v1/accounts/:id/statuses", tokenIfGiven("read:statu
     pageParams(all),
   );
   setLinkHeader(c, rt.config.origin, result);
-  return c.json(await renderStatuses(rt, result.items, options));
+  return c.json(await render(result.items));
 });

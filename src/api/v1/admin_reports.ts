@@ -12,6 +12,7 @@ import {
   resolveReport,
   updateReport,
 } from "../../services/moderation/admin_reports.ts";
+import { loadAdminReportViews } from "../../services/moderation/report_views.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 
@@ -30,7 +31,9 @@ const read = moderator("admin:read", "admin:read:reports");
 const write = moderator("admin:write", "admin:write:reports");
 
 const me = (c: Ctx) => currentUser(c).accountId;
-const one = async (c: Ctx, id: string) => c.json((await renderAdminReports(c.var.rt, [id], me(c)))[0]);
+const render = async (c: Ctx, ids: string[]) =>
+  renderAdminReports(c.var.rt, await loadAdminReportViews(c.var.rt, me(c), ids));
+const one = async (c: Ctx, id: string) => c.json((await render(c, [id]))[0]);
 
 const listSchema = z.object({ resolved: zBool(), account_id: zText(), target_account_id: zText() });
 
@@ -43,7 +46,7 @@ adminReports.get("/api/v1/admin/reports", read, async (c) => {
     pageParams(all, { default: 100, max: 200 }),
   );
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(await renderAdminReports(c.var.rt, result.items, me(c)));
+  return c.json(await render(c, result.items));
 });
 
 adminReports.get("/api/v1/admin/reports/:id", read, async (c) =>

@@ -1,7 +1,12 @@
 import { params, router } from "../../http/hono.ts";
 import { pathId } from "../../http/validate.ts";
 import { renderConversations } from "../../serializers/conversation.ts";
-import { listConversations, markRead, removeConversation } from "../../services/statuses/conversations.ts";
+import {
+  listConversations,
+  loadConversationViews,
+  markRead,
+  removeConversation,
+} from "../../services/statuses/conversations.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 
@@ -11,13 +16,14 @@ conversations.get("/api/v1/conversations", requireUser("read:statuses"), async (
   const viewer = currentUser(c).accountId;
   const result = await listConversations(c.var.rt, viewer, pageParams(await params(c)));
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(await renderConversations(c.var.rt, viewer, result.items));
+  const views = await loadConversationViews(c.var.rt, viewer, result.items);
+  return c.json(renderConversations(c.var.rt, result.items, views));
 });
 
 conversations.post("/api/v1/conversations/:id/read", requireUser("write:conversations"), async (c) => {
   const viewer = currentUser(c).accountId;
   const row = await markRead(c.var.rt, viewer, pathId(c.req.param("id")));
-  const [entity] = await renderConversations(c.var.rt, viewer, [row]);
+  const [entity] = renderConversations(c.var.rt, [row], await loadConversationViews(c.var.rt, viewer, [row]));
   return c.json(entity);
 });
 

@@ -6,6 +6,7 @@ import { params, router } from "../../http/hono.ts";
 import { parse, pathId, zIds } from "../../http/validate.ts";
 import { renderNotificationRequests } from "../../serializers/notification.ts";
 import { acceptRequests, dismissRequests, getRequest, listRequests } from "../../services/notifications/requests.ts";
+import { loadRequestViews } from "../../services/notifications/views.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 import { NOTIFICATION_PAGE } from "./notifications.ts";
@@ -19,7 +20,8 @@ notificationRequests.get("/api/v1/notifications/requests", READ, async (c) => {
   const viewer = currentUser(c).accountId;
   const result = await listRequests(c.var.rt, viewer, pageParams(await params(c), NOTIFICATION_PAGE));
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(await renderNotificationRequests(c.var.rt, viewer, result.items));
+  const views = await loadRequestViews(c.var.rt, viewer, result.items);
+  return c.json(renderNotificationRequests(c.var.rt, result.items, views));
 });
 
 // Requests are merged as notifications arrive, never in the background: always done.
@@ -42,7 +44,7 @@ notificationRequests.post("/api/v1/notifications/requests/dismiss", WRITE, async
 notificationRequests.get("/api/v1/notifications/requests/:id", READ, async (c) => {
   const viewer = currentUser(c).accountId;
   const row = await getRequest(c.var.rt, viewer, pathId(c.req.param("id")));
-  const [entity] = await renderNotificationRequests(c.var.rt, viewer, [row]);
+  const [entity] = renderNotificationRequests(c.var.rt, [row], await loadRequestViews(c.var.rt, viewer, [row]));
   return c.json(entity);
 });
 

@@ -9,6 +9,7 @@ import {
   listNotifications,
   unreadCount,
 } from "../../services/notifications/read.ts";
+import { loadNotificationViews } from "../../services/notifications/views.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { countLimit, notificationQuery } from "../notification_query.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
@@ -24,7 +25,8 @@ notifications.get("/api/v1/notifications", READ, async (c) => {
   const viewer = currentUser(c).accountId;
   const result = await listNotifications(c.var.rt, viewer, notificationQuery(all), pageParams(all, NOTIFICATION_PAGE));
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(await renderNotifications(c.var.rt, viewer, result.items));
+  const views = await loadNotificationViews(c.var.rt, viewer, result.items);
+  return c.json(renderNotifications(c.var.rt, result.items, views));
 });
 
 notifications.get("/api/v1/notifications/unread_count", READ, async (c) => {
@@ -41,7 +43,7 @@ notifications.post("/api/v1/notifications/clear", WRITE, async (c) => {
 notifications.get("/api/v1/notifications/:id", READ, async (c) => {
   const viewer = currentUser(c).accountId;
   const row = await getNotification(c.var.rt, viewer, pathId(c.req.param("id")));
-  const [entity] = await renderNotifications(c.var.rt, viewer, [row]);
+  const [entity] = renderNotifications(c.var.rt, [row], await loadNotificationViews(c.var.rt, viewer, [row]));
   if (!entity) throw notFound();
   return c.json(entity);
 });

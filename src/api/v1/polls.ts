@@ -1,15 +1,15 @@
 import { z } from "zod";
 import { params, router } from "../../http/hono.ts";
 import { parse, pathId, zStrings } from "../../http/validate.ts";
-import { renderPolls, visiblePoll, vote } from "../../services/statuses/polls.ts";
+import { renderPoll } from "../../serializers/poll.ts";
+import { loadPollView, vote } from "../../services/statuses/polls.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 
 export const polls = router();
 
 polls.get("/api/v1/polls/:id", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
-  const poll = await visiblePoll(c.var.rt, viewer, pathId(c.req.param("id")));
-  return c.json((await renderPolls(c.var.rt, [poll.id], viewer)).get(poll.id));
+  return c.json(renderPoll(await loadPollView(c.var.rt, viewer, pathId(c.req.param("id")))));
 });
 
 polls.post("/api/v1/polls/:id/votes", requireUser("write:statuses"), async (c) => {
@@ -17,5 +17,5 @@ polls.post("/api/v1/polls/:id/votes", requireUser("write:statuses"), async (c) =
   const viewer = currentUser(c).accountId;
   const id = pathId(c.req.param("id"));
   await vote(c.var.rt, viewer, id, (p.choices ?? []).map(Number));
-  return c.json((await renderPolls(c.var.rt, [id], viewer)).get(id));
+  return c.json(renderPoll(await loadPollView(c.var.rt, viewer, id)));
 });

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { WORD_MAX } from "../../domain/lengths.ts";
 import { params, router } from "../../http/hono.ts";
 import { parse, zIds, zString, zStrings, zText } from "../../http/validate.ts";
-import { renderReports } from "../../serializers/report.ts";
+import { renderReport } from "../../serializers/report.ts";
+import { loadReportViews } from "../../services/moderation/report_views.ts";
 import { createReport } from "../../services/moderation/reports.ts";
 import { currentUser, requireUser } from "../auth.ts";
 
@@ -25,5 +26,6 @@ reports.post("/api/v1/reports", requireUser("write:reports"), async (c) => {
     comment: p.comment ?? "",
     category: p.category,
   });
-  return c.json((await renderReports(c.var.rt, [id])).get(id));
+  const view = (await loadReportViews(c.var.rt, [id])).get(id);
+  return c.json(view ? renderReport(c.var.rt, view) : undefined);
 });

@@ -7,6 +7,7 @@ import { parse, pathId, zText } from "../../http/validate.ts";
 import { renderAccounts } from "../../serializers/account.ts";
 import { renderStatus, renderStatuses } from "../../serializers/status.ts";
 import * as act from "../../services/statuses/interactions.ts";
+import { loadStatusView, loadStatusViews } from "../../services/statuses/views.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 
@@ -30,7 +31,7 @@ for (const [name, scope, action] of simple) {
   statusActions.post(`/api/v1/statuses/:id/${name}`, requireUser(scope), async (c) => {
     const viewer = currentUser(c).accountId;
     const id = await action(c.var.rt, viewer, pathId(c.req.param("id")));
-    return c.json(await renderStatus(c.var.rt, id, { viewerId: viewer }));
+    return c.json(renderStatus(c.var.rt, await loadStatusView(c.var.rt, viewer, id)));
   });
 }
 
@@ -38,7 +39,7 @@ statusActions.post("/api/v1/statuses/:id/reblog", requireUser("write:statuses"),
   const p = parse(z.object({ visibility: zText(WORD_MAX) }), await params(c));
   const viewer = currentUser(c).accountId;
   const id = await act.reblog(c.var.rt, viewer, pathId(c.req.param("id")), p.visibility);
-  return c.json(await renderStatus(c.var.rt, id, { viewerId: viewer }));
+  return c.json(renderStatus(c.var.rt, await loadStatusView(c.var.rt, viewer, id)));
 });
 
 for (const [name, kind] of [
@@ -66,6 +67,6 @@ for (const [path, table, scope] of [
     const viewer = currentUser(c).accountId;
     const result = await act.savedStatuses(c.var.rt, viewer, table, pageParams(await params(c)));
     setLinkHeader(c, c.var.rt.config.origin, result);
-    return c.json(await renderStatuses(c.var.rt, result.items, { viewerId: viewer }));
+    return c.json(renderStatuses(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items)));
   });
 }

@@ -12,6 +12,7 @@ import type { NewPoll } from "../../services/statuses/polls.ts";
 import { postStatus } from "../../services/statuses/post.ts";
 import { threadContext, visibleIds } from "../../services/statuses/read.ts";
 import { scheduleStatus } from "../../services/statuses/scheduled.ts";
+import { loadStatusView, loadStatusViews } from "../../services/statuses/views.ts";
 import { visibleStatus } from "../../services/visibility/load.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 
@@ -93,7 +94,7 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
       poll: pollOf(p),
     },
   );
-  return c.json(await renderStatus(c.var.rt, id, { viewerId: user.accountId }));
+  return c.json(renderStatus(c.var.rt, await loadStatusView(c.var.rt, user.accountId, id)));
 });
 
 statuses.get("/api/v1/statuses", tokenIfGiven("read:statuses"), async (c) => {
@@ -101,23 +102,22 @@ statuses.get("/api/v1/statuses", tokenIfGiven("read:statuses"), async (c) => {
   const ids = [...new Set(p.id ?? [])];
   if (ids.length > 40) throw unprocessable("Validation failed: too many ids (at most 40)");
   const viewer = viewerId(c);
-  return c.json(await renderStatuses(c.var.rt, await visibleIds(c.var.rt, viewer, ids), { viewerId: viewer }));
+  const views = await loadStatusViews(c.var.rt, viewer, await visibleIds(c.var.rt, viewer, ids));
+  return c.json(renderStatuses(c.var.rt, views));
 });
 
 statuses.get("/api/v1/statuses/:id", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
   const row = await visibleStatus(c.var.rt, viewer, pathId(c.req.param("id")));
-  return c.json(await renderStatus(c.var.rt, row.id, { viewerId: viewer, context: "thread" }));
+  return c.json(renderStatus(c.var.rt, await loadStatusView(c.var.rt, viewer, row.id, { context: "thread" })));
 });
 
 statuses.get("/api/v1/statuses/:id/context", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
   const { ancestors, descendants } = await threadContext(c.var.rt, viewer, pathId(c.req.param("id")));
-  const options = { viewerId: viewer, context: "thread" as const };
-  return c.json({
-    ancestors: await renderStatuses(c.var.rt, ancestors, options),
-    descendants: await renderStatuses(c.var.rt, descendants, options),
-  });
+  const render = async (ids: string[]) =>
+    renderStatuses(c.var.rt, await loadStatusViews(c.var.rt, viewer, ids, { context: "thread" }));
+  return c.json({ ancestors: await render(ancestors), descendants: await render(descendants) });
 });
 
 statuses.put("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) => {
@@ -125,7 +125,7 @@ statuses.put("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) =>
   const user = currentUser(c);
   const id = pathId(c.req.param("id"));
   await editStatus(c.var.rt, user, id, { ...draftOf(p), poll: pollOf(p) });
-  return c.json(await renderStatus(c.var.rt, id, { viewerId: user.accountId }));
+  return c.json(renderStatus(c.var.rt, await loadStatusView(c.var.rt, user.accountId, id)));
 });
 
 statuses.delete("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) => {
@@ -133,7 +133,8 @@ statuses.delete("/api/v1/statuses/:id", requireUser("write:statuses"), async (c)
   const id = pathId(c.req.param("id"));
   await ownStatus(c.var.rt, user.accountId, id);
   // Rendered before it goes, with its source, so that apps can offer to redraft it.
-  const entity = await renderStatus(c.var.rt, id, { viewerId: user.accountId, withSource: true });
+  const view = await loadStatusView(c.var.rt, user.accountId, id, { includeDeleted: true });
+  const entity = renderStatus(c.var.rt, view, { withSource: true });
   await deleteStatus(c.var.rt, user.accountId, id);
   return c.json(entity);
 });

@@ -10,6 +10,7 @@ import {
   publicTimeline,
   tagTimeline,
 } from "../../services/feeds/timelines.ts";
+import { loadStatusViews } from "../../services/statuses/views.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 
@@ -29,8 +30,8 @@ timelines.get("/api/v1/timelines/list/:list_id", requireUser("read:lists"), asyn
 /** A page of a home or list feed, with the live state read along with it where there is one. */
 async function feedResponse(c: Ctx, viewer: string, page: FeedPage) {
   setLinkHeader(c, c.var.rt.config.origin, page);
-  const o = { viewerId: viewer, context: "home", live: page.live } as const;
-  return c.json(await renderStatuses(c.var.rt, page.items, o));
+  const views = await loadStatusViews(c.var.rt, viewer, page.items, { context: "home", live: page.live });
+  return c.json(renderStatuses(c.var.rt, views));
 }
 
 const flag = zFlag();
@@ -61,7 +62,7 @@ timelines.get("/api/v1/timelines/public", tokenIfGiven("read:statuses"), async (
     pageParams(all),
   );
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "public" }));
+  return c.json(renderStatuses(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items, { context: "public" })));
 });
 
 timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), async (c) => {
@@ -83,7 +84,7 @@ timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), a
     pageParams(all),
   );
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(await renderStatuses(c.var.rt, result.items, { viewerId: viewer, context: "public" }));
+  return c.json(renderStatuses(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items, { context: "public" })));
 });
 
 // Statuses sharing a trending link: there are no trends yet, so there is nothing to show.

@@ -14,6 +14,7 @@ import {
 } from "../../services/notifications/groups.ts";
 import { getPolicy, POLICY_VALUES, updatePolicy } from "../../services/notifications/policy.ts";
 import { requestsSummary } from "../../services/notifications/requests.ts";
+import { loadGroupViews } from "../../services/notifications/views.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { countLimit, notificationQuery } from "../notification_query.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
@@ -54,11 +55,9 @@ notificationsV2.get("/api/v2/notifications", READ, async (c) => {
   const { expand_accounts } = parse(z.object({ expand_accounts: z.string().optional() }), all);
   const page = await listGroups(c.var.rt, viewer, notificationQuery(all), pageParams(all, NOTIFICATION_PAGE));
   setLinkHeader(c, c.var.rt.config.origin, page);
-  return c.json(
-    await renderGroupedNotifications(c.var.rt, viewer, page.groups, {
-      partialAvatars: expand_accounts === "partial_avatars",
-    }),
-  );
+  const views = await loadGroupViews(c.var.rt, viewer, page.groups);
+  const partialAvatars = expand_accounts === "partial_avatars";
+  return c.json(renderGroupedNotifications(c.var.rt, page.groups, views, { partialAvatars }));
 });
 
 notificationsV2.get("/api/v2/notifications/unread_count", READ, async (c) => {
@@ -71,7 +70,7 @@ notificationsV2.get("/api/v2/notifications/:group_key", READ, async (c) => {
   const viewer = currentUser(c).accountId;
   const group = await getGroup(c.var.rt, viewer, c.req.param("group_key"));
   if (!group) throw notFound();
-  return c.json(await renderGroupedNotifications(c.var.rt, viewer, [group]));
+  return c.json(renderGroupedNotifications(c.var.rt, [group], await loadGroupViews(c.var.rt, viewer, [group])));
 });
 
 notificationsV2.get("/api/v2/notifications/:group_key/accounts", READ, async (c) => {

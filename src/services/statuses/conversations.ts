@@ -9,7 +9,9 @@ import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
+import { type AccountView, loadAccountViews } from "../accounts/views.ts";
 import { viewerValue, visibleStatusId } from "../visibility/sql.ts";
+import { loadStatusViews, type StatusView } from "./views.ts";
 
 export interface ConversationRow {
   id: string;
@@ -162,4 +164,29 @@ export async function removeConversation(rt: Runtime, accountId: string, id: str
     .where("account_id", "=", accountId)
     .executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound();
+}
+
+export interface ConversationViews {
+  /** Each row's participants: the others, or the viewer alone, writing to themself. */
+  participants: string[][];
+  accounts: Map<string, AccountView>;
+  statuses: Map<string, StatusView>;
+}
+
+/** What the Conversation entities of `rows` are rendered from, in batches. */
+export async function loadConversationViews(
+  rt: Runtime,
+  viewerId: string,
+  rows: ConversationRow[],
+): Promise<ConversationViews> {
+  const participants = rows.map((r) => (r.participants ? r.participants.split(" ") : [viewerId]));
+  const [accounts, statuses] = await Promise.all([
+    loadAccountViews(rt, [...new Set(participants.flat())]),
+    loadStatusViews(
+      rt,
+      viewerId,
+      rows.map((r) => r.last_status_id),
+    ),
+  ]);
+  return { participants, accounts, statuses: new Map(statuses.map((v) => [v.shared.row.id, v])) };
 }

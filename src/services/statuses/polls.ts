@@ -152,9 +152,19 @@ export async function expirePoll(rt: Runtime, { pollId }: { pollId: string }): P
   await publishEvent(rt, "statuses.changed", { ids: [poll.status_id] });
 }
 
-/** Poll entities by poll id, with the viewer's own votes. */
-export async function renderPolls(rt: Runtime, pollIds: string[], viewerId: string | null) {
-  if (pollIds.length === 0) return new Map<string, unknown>();
+/** A poll as one viewer sees it: with their own votes (null without a viewer). */
+export interface PollView {
+  poll: Poll;
+  viewer: { id: string; votes: number[] } | null;
+}
+
+/** Polls by id, with the viewer's own votes. */
+export async function loadPollViews(
+  rt: Runtime,
+  pollIds: readonly string[],
+  viewerId: string | null,
+): Promise<Map<string, PollView>> {
+  if (pollIds.length === 0) return new Map();
   const [polls, votes] = await Promise.all([
     rt.db.selectFrom("polls").selectAll().where("id", "in", pollIds).execute(),
     viewerId
@@ -166,24 +176,21 @@ export async function renderPolls(rt: Runtime, pollIds: string[], viewerId: stri
           .execute()
       : [],
   ]);
-  const now = new Date();
-  const out = new Map<string, unknown>();
-  for (const p of polls) {
-    const expired = p.expires_at <= now;
-    const mine = votes.filter((v) => v.poll_id === p.id).map((v) => v.choice);
-    // Hidden totals show only to the author, and to everyone once the poll has ended.
-    const showTotals = !p.hide_totals || expired || viewerId === p.account_id;
-    out.set(p.id, {
-      id: p.id,
-      expires_at: p.expires_at.toISOString(),
-      expired,
-      multiple: p.multiple,
-      votes_count: p.votes_count,
-      voters_count: p.voters_count,
-      options: p.options.map((title, i) => ({ title, votes_count: showTotals ? (p.tallies[i] ?? 0) : null })),
-      emojis: [],
-      ...(viewerId ? { voted: mine.length > 0 || viewerId === p.account_id, own_votes: mine } : {}),
-    });
-  }
-  return out;
+  return new Map(
+    polls.map((poll) => [
+      poll.id,
+      {
+        poll,
+        viewer: viewerId
+          ? { id: viewerId, votes: votes.filter((v) => v.poll_id === poll.id).map((v) => v.choice) }
+          : null,
+      },
+    ]),
+  );
+}
+
+/** One poll the viewer may see, as they see it, or 404. */
+export async function loadPollView(rt: Runtime, viewerId: string | null, pollId: string): Promise<PollView> {
+  const poll = await visiblePoll(rt, viewerId, pollId);
+  return (await loadPollViews(rt, [poll.id], viewerId)).get(poll.id)!;
 }

@@ -1,5 +1,5 @@
-// Rendered parts of statuses and accounts that rarely change, kept per process so that timelines
-// render from memory. Whatever changes a status or an account publishes an event on the bus
+// The parts of statuses and accounts that rarely change, kept per process so that timelines load
+// from memory. Whatever changes a status or an account publishes an event on the bus
 // (src/streaming/events.ts); every process then drops its copy. Counters and the viewer's own flags
 // are never cached.
 import type { Runtime } from "../runtime.ts";
@@ -41,7 +41,7 @@ interface Caches {
 
 const registry = new WeakMap<Runtime, Caches>();
 
-export function renderCaches(rt: Runtime): Caches {
+export function viewCaches(rt: Runtime): Caches {
   let caches = registry.get(rt);
   if (!caches) {
     const fresh: Caches = { statuses: new Lru(20_000), accounts: new Lru(20_000) };
