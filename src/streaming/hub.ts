@@ -12,7 +12,8 @@ import { authenticate, onAuthInvalidated } from "../services/auth/authenticate.t
 import { publicTimelineReaders } from "../services/feeds/timelines.ts";
 import { hiddenStatusIds } from "../services/filters/hidden.ts";
 import { getNotification } from "../services/notifications/read.ts";
-import { conversationEndingWith } from "../services/statuses/conversations.ts";
+import { loadNotificationViews } from "../services/notifications/views.ts";
+import { conversationEndingWith, loadConversationViews } from "../services/statuses/conversations.ts";
 import { type BusEvent, type BusEvents, onBusEvent } from "./events.ts";
 import { renderForViewers } from "./render.ts";
 import type { Stream, Viewer } from "./streams.ts";
@@ -237,7 +238,8 @@ export class Hub {
     if (!row) return;
     if (row.status_id && (await hiddenStatusIds(this.#rt, accountId, "notifications", [row.status_id])).size > 0)
       return;
-    const [entity] = await renderNotifications(this.#rt, accountId, [row]);
+    const views = await loadNotificationViews(this.#rt, accountId, [row]);
+    const [entity] = renderNotifications(this.#rt, [row], views);
     if (!entity) return;
     const json = JSON.stringify(entity);
     for (const sub of subs) this.#send(sub, "notification", json);
@@ -249,7 +251,8 @@ export class Hub {
       if (subs.length === 0) continue;
       const row = await conversationEndingWith(this.#rt, accountId, statusId);
       if (!row) continue;
-      const [entity] = await renderConversations(this.#rt, accountId, [row]);
+      const views = await loadConversationViews(this.#rt, accountId, [row]);
+      const [entity] = renderConversations(this.#rt, [row], views);
       const json = JSON.stringify(entity);
       for (const sub of subs) this.#send(sub, "conversation", json);
     }

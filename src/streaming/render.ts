@@ -5,8 +5,9 @@
 // rendering; the others are rendered one by one.
 import type { FilterContext } from "../db/schema.ts";
 import type { Runtime } from "../runtime.ts";
-import { renderStatuses } from "../serializers/status.ts";
+import { renderStatus } from "../serializers/status.ts";
 import { hiddenStatusIds } from "../services/filters/hidden.ts";
+import { loadStatusViews } from "../services/statuses/views.ts";
 import { loadStatusRows } from "../services/visibility/load.ts";
 
 type Viewer = string | null;
@@ -82,8 +83,8 @@ export async function renderForViewers(
   const special = accounts.length > 0 ? await viewersWithState(rt, statusIds, accounts) : new Set<string>();
 
   const render = async (viewerId: Viewer) => {
-    const [entity] = await renderStatuses(rt, [id], { viewerId, context });
-    return entity ? JSON.stringify(entity) : null;
+    const [view] = await loadStatusViews(rt, viewerId, [id], { context });
+    return view ? JSON.stringify(renderStatus(rt, view)) : null;
   };
   const plain = accounts.filter((v) => !special.has(v));
   if (plain.length > 0) {
