@@ -178,7 +178,13 @@ async function main() {
     });
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i++) {
-      if (await fetch(`${base}/api/v1/streaming/health`).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(`${base}/api/v1/streaming/health`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       if (i > 300) throw new Error("the server did not start");
       await sleep(100);
     }

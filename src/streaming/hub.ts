@@ -1,7 +1,8 @@
 // The open streams of one thread (WebSocket and SSE alike), indexed by what they follow, and the bus
-// events turned into the frames they receive. Events are handled one at a time, in the order the bus
-// delivers them, so that a socket never sees a status's `delete` before its `update`; nothing is
-// loaded or rendered for an event nobody here listens to.
+// events turned into the frames they receive. Events are handled in the order the bus delivers them,
+// one at a time in each of three lanes (feeds, public timelines, an account's own events), so that a
+// stream never sees a status's `delete` before its `update`, while a slow public event does not hold
+// up the home feeds; nothing is loaded or rendered for an event nobody here listens to.
 
 import { inactiveReason } from "../domain/user_state.ts";
 import { logger } from "../log.ts";
@@ -20,11 +21,27 @@ import type { Stream, Viewer } from "./streams.ts";
 
 const log = logger("streaming");
 
-/** One event for a client: the stream(s) it belongs to, its name, and its payload (a JSON string or an id). */
+/**
+ * One event for a client: the stream(s) it belongs to, its name, and its payload (a JSON string or
+ * an id). The hub hands the same frame to every subscriber of a stream, so that a connection may
+ * serialise it once for all (see `serialized`).
+ */
 export interface Frame {
   stream: string[];
   event: string;
   payload?: string;
+}
+
+const texts = new WeakMap<Frame, Buffer>();
+
+/** A frame as the bytes of a WebSocket text message, encoded once per frame. */
+export function serialized(frame: Frame): Buffer {
+  let text = texts.get(frame);
+  if (text === undefined) {
+    text = Buffer.from(JSON.stringify(frame));
+    texts.set(frame, text);
+  }
+  return text;
 }
 
 /** A client's connection: a WebSocket (many streams) or an SSE response (one). */
@@ -42,6 +59,9 @@ interface Subscription {
 }
 
 const keyOf = (label: string[]) => label.join("\u0000");
+
+/** The lanes events are handled in, each in order (see the top of the file). */
+type Lane = "feeds" | "public" | "accounts";
 
 function addTo<K>(map: Map<K, Set<Subscription>>, key: K, sub: Subscription) {
   let set = map.get(key);
@@ -67,25 +87,30 @@ export class Hub {
   /** Every stream of a viewer, by account id (notifications, conversations, filters). */
   readonly #byAccount = new Map<string, Set<Subscription>>();
   readonly #public = new Set<Subscription>();
-  #queue: Promise<void> = Promise.resolve();
+  readonly #lanes: Record<Lane, Promise<void>> = {
+    feeds: Promise.resolve(),
+    public: Promise.resolve(),
+    accounts: Promise.resolve(),
+  };
   readonly #unsubscribe: (() => void)[] = [];
 
   constructor(rt: Runtime) {
     this.#rt = rt;
-    this.#on("feed.inserted", (e) => this.#feedInserted(e));
-    this.#on("feed.removed", (e) => this.#feedRemoved(e));
-    this.#on("statuses.published", (e) => this.#published(e));
-    this.#on("statuses.edited", (e) => this.#edited(e));
-    this.#on("statuses.deleted", (e) => this.#deleted(e));
-    this.#on("notification.created", (e) => this.#notification(e));
-    this.#on("conversation.updated", (e) => this.#conversation(e));
-    this.#on("filters.changed", async ({ accountId }) => {
+    this.#on("feed.inserted", "feeds", (e) => this.#feedInserted(e));
+    this.#on("feed.removed", "feeds", (e) => this.#feedRemoved(e));
+    this.#on("statuses.edited", "feeds", (e) => this.#editedInFeeds(e));
+    this.#on("statuses.published", "public", (e) => this.#published(e));
+    this.#on("statuses.edited", "public", (e) => this.#editedInPublic(e));
+    this.#on("statuses.deleted", "public", (e) => this.#deleted(e));
+    this.#on("notification.created", "accounts", (e) => this.#notification(e));
+    this.#on("conversation.updated", "accounts", (e) => this.#conversation(e));
+    this.#on("filters.changed", "accounts", async ({ accountId }) => {
       for (const sub of this.#userStreams(accountId, false)) this.#send(sub, "filters_changed");
     });
-    this.#on("notifications.merged", async ({ accountId }) => {
+    this.#on("notifications.merged", "accounts", async ({ accountId }) => {
       for (const sub of this.#userStreams(accountId, true)) this.#send(sub, "notifications_merged", "1");
     });
-    this.#unsubscribe.push(onAuthInvalidated(rt, () => this.#enqueue(() => this.#recheckTokens())));
+    this.#unsubscribe.push(onAuthInvalidated(rt, () => this.#enqueue("accounts", () => this.#recheckTokens())));
   }
 
   get connections(): number {
@@ -143,12 +168,33 @@ export class Hub {
     sub.conn.send({ stream: sub.stream.label, event, payload });
   }
 
-  #on<E extends BusEvent>(event: E, handle: (payload: BusEvents[E]) => Promise<void>) {
-    this.#unsubscribe.push(onBusEvent(this.#rt, event, (payload) => this.#enqueue(() => handle(payload))));
+  /** Sends each subscriber its payload, one frame per stream and payload. */
+  #sendAll(subs: Subscription[], event: string, payloadOf: (sub: Subscription) => string | null | undefined) {
+    const frames = new Map<string, Map<string, Frame>>();
+    for (const sub of subs) {
+      const payload = payloadOf(sub);
+      if (!payload) continue;
+      let byStream = frames.get(payload);
+      if (!byStream) {
+        byStream = new Map();
+        frames.set(payload, byStream);
+      }
+      const key = keyOf(sub.stream.label);
+      let frame = byStream.get(key);
+      if (!frame) {
+        frame = { stream: sub.stream.label, event, payload };
+        byStream.set(key, frame);
+      }
+      sub.conn.send(frame);
+    }
   }
 
-  #enqueue(task: () => Promise<void>) {
-    this.#queue = this.#queue.then(task).catch((error) => {
+  #on<E extends BusEvent>(event: E, lane: Lane, handle: (payload: BusEvents[E]) => Promise<void>) {
+    this.#unsubscribe.push(onBusEvent(this.#rt, event, (payload) => this.#enqueue(lane, () => handle(payload))));
+  }
+
+  #enqueue(lane: Lane, task: () => Promise<void>) {
+    this.#lanes[lane] = this.#lanes[lane].then(task).catch((error) => {
       log.error("A streaming event failed: {error}", {
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
       });
@@ -169,10 +215,7 @@ export class Hub {
     if (subs.length === 0) return;
     const viewers = subs.map((s) => s.conn.viewer?.accountId ?? null);
     const rendered = await renderForViewers(this.#rt, statusId, viewers, context);
-    for (const sub of subs) {
-      const json = rendered.get(sub.conn.viewer?.accountId ?? null);
-      if (json) this.#send(sub, event, json);
-    }
+    this.#sendAll(subs, event, (sub) => rendered.get(sub.conn.viewer?.accountId ?? null));
   }
 
   #feedSubs(feeds: Iterable<string>): Subscription[] {
@@ -184,7 +227,7 @@ export class Hub {
   }
 
   async #feedRemoved({ statusId, feeds }: BusEvents["feed.removed"]) {
-    for (const sub of this.#feedSubs(feeds)) this.#send(sub, "delete", statusId);
+    this.#sendAll(this.#feedSubs(feeds), "delete", () => statusId);
   }
 
   /** The public and hashtag streams whose timeline holds the status, for their viewers. */
@@ -212,7 +255,7 @@ export class Hub {
     await this.#sendStatus(await this.#publicReaders(id), id, "update", "public");
   }
 
-  async #edited({ id }: BusEvents["statuses.edited"]) {
+  async #editedInFeeds({ id }: BusEvents["statuses.edited"]) {
     if (this.#byFeed.size > 0) {
       const holding = await this.#rt.db
         .selectFrom("feed_entries")
@@ -222,13 +265,16 @@ export class Hub {
         .execute();
       await this.#sendStatus(this.#feedSubs(holding.map((r) => r.feed_id)), id, "status.update", "home");
     }
+  }
+
+  async #editedInPublic({ id }: BusEvents["statuses.edited"]) {
     if (this.#public.size > 0) await this.#sendStatus(await this.#publicReaders(id), id, "status.update", "public");
   }
 
   async #deleted({ ids, public: wasPublic }: BusEvents["statuses.deleted"]) {
     // The feeds' streams hear of it when the feeds let go of it (feed.removed).
     if (!wasPublic) return;
-    for (const sub of this.#public) for (const id of ids) this.#send(sub, "delete", id);
+    for (const id of ids) this.#sendAll([...this.#public], "delete", () => id);
   }
 
   async #notification({ accountId, id }: BusEvents["notification.created"]) {

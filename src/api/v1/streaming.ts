@@ -1,14 +1,15 @@
 // Streaming (/api/v1/streaming): a WebSocket carrying any number of streams, or one stream per
 // Server-Sent Events response, answered by whichever thread accepted the connection. The hub
 // (src/streaming/hub.ts) turns bus events into the frames each connection receives.
-import { upgradeWebSocket, type WebSocketLike } from "@hono/node-server";
+import { upgradeWebSocket } from "@hono/node-server";
 import type { MiddlewareHandler } from "hono";
 import { streamSSE } from "hono/streaming";
+import type { WebSocket } from "ws";
 import { ApiError } from "../../domain/errors.ts";
 import { inactiveReason } from "../../domain/user_state.ts";
 import { type AppEnv, type Ctx, router } from "../../http/hono.ts";
 import { type Auth, authenticate } from "../../services/auth/authenticate.ts";
-import { type Connection, type Frame, hubOf } from "../../streaming/hub.ts";
+import { type Connection, type Frame, hubOf, serialized } from "../../streaming/hub.ts";
 import { resolveStream, StreamError, streamOfPath, type Viewer } from "../../streaming/streams.ts";
 import { tokenOf } from "../auth.ts";
 
@@ -72,7 +73,7 @@ streamingApi.get(
     const first = { stream: c.req.query("stream"), tag: c.req.query("tag"), list: c.req.query("list") };
     let conn: Connection | null = null;
 
-    const subscribe = async (socket: WebSocketLike, message: Record<string, unknown>) => {
+    const subscribe = async (socket: WebSocket, message: Record<string, unknown>) => {
       const name = typeof message.stream === "string" ? message.stream : "";
       const params = {
         tag: typeof message.tag === "string" ? message.tag : null,
@@ -91,12 +92,12 @@ streamingApi.get(
 
     return {
       onOpen(_event, ws) {
-        const socket = ws.raw as WebSocketLike;
+        const socket = ws.raw as WebSocket;
         conn = {
           token,
           viewer,
           send(frame: Frame) {
-            if (socket.readyState === 1) socket.send(JSON.stringify(frame));
+            if (socket.readyState === 1) socket.send(serialized(frame), { binary: false });
           },
           close() {
             socket.close(1000, "");
@@ -106,7 +107,7 @@ streamingApi.get(
         if (first.stream) void subscribe(socket, { type: "subscribe", ...first });
       },
       onMessage(event, ws) {
-        const socket = ws.raw as WebSocketLike;
+        const socket = ws.raw as WebSocket;
         let message: unknown;
         try {
           message = JSON.parse(String(event.data));

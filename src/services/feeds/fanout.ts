@@ -68,6 +68,8 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
   const status = await loadStatus(db, statusId);
   if (!status || status.deleted_at) return;
 
+  // The feeds that took the status in this step, told in one event with the first chunk of followers.
+  let first: string[] = [];
   if (after === undefined) {
     const own = await addEntry(db, status.account_id, status);
     if (status.visibility === "direct") {
@@ -82,10 +84,7 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
       await inserted(rt, statusId, own);
       return;
     }
-    await inserted(rt, statusId, [...own, ...(await fanOutToLists(rt, statusId))]);
-    await publishEvent(rt, "statuses.published", { id: statusId });
-    if (status.visibility === "public" && !status.reblog_of_id)
-      await inserted(rt, statusId, await fanOutToTagFollowers(rt, statusId));
+    first = [...own, ...(await fanOutToLists(rt, statusId))];
   } else if (status.visibility === "direct") {
     return;
   }
@@ -113,11 +112,13 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
       and ${notAlreadyBoosted(sql.ref("f.account_id"))}
     on conflict do nothing
     returning feed_id`.execute(db);
-  await inserted(
-    rt,
-    statusId,
-    added.rows.map((r) => r.feed_id),
-  );
+  await inserted(rt, statusId, [...first, ...added.rows.map((r) => r.feed_id)]);
+  if (after === undefined) {
+    // After the followers' feeds, whose streams wait for the post most.
+    await publishEvent(rt, "statuses.published", { id: statusId });
+    if (status.visibility === "public" && !status.reblog_of_id)
+      await inserted(rt, statusId, await fanOutToTagFollowers(rt, statusId));
+  }
   if (edge) await rt.queue.enqueue("feeds.fanout", { statusId, after: edge.id });
 }
 
