@@ -10,7 +10,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
@@ -130,6 +130,12 @@ const rssOf = (pid: number) => {
   return Number(kb) * 1024;
 };
 
+/** CPU time the process has used, in ms (user + system; /proc counts in hundredths of a second). */
+const cpuOf = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -246,14 +252,18 @@ async function main() {
     };
     log(`${WARMUP_POSTS} warm-up posts, then ${POSTS} at ${POSTS_PER_SECOND}/s`);
     const posted: { id: string; accepted: number }[] = [];
+    let cpuStart = 0;
     for (let i = 0; i < WARMUP_POSTS + POSTS; i++) {
       const started = performance.now();
+      if (i === WARMUP_POSTS) cpuStart = cpuOf(server.pid!);
       const p = await post(i);
       if (i >= WARMUP_POSTS) posted.push(p);
       await sleep(Math.max(0, 1000 / POSTS_PER_SECOND - (performance.now() - started)));
     }
     const last = posted.at(-1)!.id;
     for (let i = 0; i < 100 && (arrivals.get(last)?.length ?? 0) < FOLLOWERS; i++) await sleep(100);
+    await sleep(500);
+    const cpuPerPost = (cpuOf(server.pid!) - cpuStart) / POSTS;
 
     const toAll: number[] = [];
     const each: number[] = [];
@@ -270,9 +280,9 @@ async function main() {
     console.log(
       [
         "",
-        `| clients | memory per idle connection | post → update at every follower (p50 / p99 / max) | each delivery p99 | public:local delivery p99 | missed |`,
-        "|---|---|---|---|---|---|",
-        `| ${CLIENTS} (${FOLLOWERS} followers, ${PUBLIC_LOCAL} on public:local) | ${(perConnection / 1024).toFixed(1)} KiB | ${ms(percentile(toAll, 50))} / ${ms(percentile(toAll, 99))} / ${ms(Math.max(...toAll))} ms | ${ms(percentile(each, 99))} ms | ${publicEach.length ? ms(percentile(publicEach, 99)) : "-"} ms | ${missing} |`,
+        `| clients | memory per idle connection | post → update at every follower (p50 / p99 / max) | each delivery p99 | public:local delivery p99 | server CPU per post | missed | load average |`,
+        "|---|---|---|---|---|---|---|---|",
+        `| ${CLIENTS} (${FOLLOWERS} followers, ${PUBLIC_LOCAL} on public:local) | ${(perConnection / 1024).toFixed(1)} KiB | ${ms(percentile(toAll, 50))} / ${ms(percentile(toAll, 99))} / ${ms(Math.max(...toAll))} ms | ${ms(percentile(each, 99))} ms | ${publicEach.length ? ms(percentile(publicEach, 99)) : "-"} ms | ${cpuPerPost.toFixed(0)} ms | ${missing} | ${loadavg()[0].toFixed(1)} |`,
         "",
       ].join("\n"),
     );

@@ -50,8 +50,12 @@ export interface Connection {
   readonly token: string | null;
   readonly viewer: Viewer | null;
   send(frame: Frame): void;
+  /** Keeps an idle connection alive through proxies that drop silent ones. */
+  heartbeat(): void;
   close(): void;
 }
+
+const HEARTBEAT_MS = 15_000;
 
 interface Subscription {
   conn: Connection;
@@ -93,9 +97,14 @@ export class Hub {
     accounts: Promise.resolve(),
   };
   readonly #unsubscribe: (() => void)[] = [];
+  readonly #heartbeat: NodeJS.Timeout;
 
   constructor(rt: Runtime) {
     this.#rt = rt;
+    this.#heartbeat = setInterval(() => {
+      for (const conn of this.#byConn.keys()) conn.heartbeat();
+    }, HEARTBEAT_MS);
+    this.#heartbeat.unref();
     this.#on("feed.inserted", "feeds", (e) => this.#feedInserted(e));
     this.#on("feed.removed", "feeds", (e) => this.#feedRemoved(e));
     this.#on("statuses.edited", "feeds", (e) => this.#editedInFeeds(e));
@@ -152,6 +161,7 @@ export class Hub {
 
   /** Closes every connection (the server is stopping) and stops listening to the bus. */
   shutdown(): void {
+    clearInterval(this.#heartbeat);
     for (const conn of [...this.#byConn.keys()]) conn.close();
     this.#byConn.clear();
     for (const stop of this.#unsubscribe) stop();

@@ -15,8 +15,6 @@ import { tokenOf } from "../auth.ts";
 
 export const streamingApi = router();
 
-const HEARTBEAT_MS = 15_000;
-
 /** The token a client sent: as for every API call, or as the WebSocket subprotocol (browsers can set no header). */
 function streamingToken(c: Ctx): string | null {
   return tokenOf(c) ?? c.req.header("sec-websocket-protocol")?.split(",")[0]?.trim() ?? null;
@@ -99,6 +97,9 @@ streamingApi.get(
           send(frame: Frame) {
             if (socket.readyState === 1) socket.send(serialized(frame), { binary: false });
           },
+          heartbeat() {
+            if (socket.readyState === 1) socket.ping();
+          },
           close() {
             socket.close(1000, "");
           },
@@ -158,15 +159,16 @@ streamingApi.get("/api/v1/streaming/*", async (c) => {
         // `filters_changed` has no payload; Mastodon's SSE still sends a data line.
         void sse.write(`event: ${frame.event}\ndata: ${frame.payload ?? "undefined"}\n\n`);
       },
+      heartbeat() {
+        void sse.write(":thump\n\n");
+      },
       close: resolveClosed,
     };
     sse.onAbort(resolveClosed);
     hub.open(conn);
     hub.subscribe(conn, stream);
-    const heartbeat = setInterval(() => void sse.write(":thump\n\n"), HEARTBEAT_MS);
     await sse.write(":)\n\n");
     await closed;
-    clearInterval(heartbeat);
     hub.close(conn);
   });
 });
