@@ -181,6 +181,8 @@ async function main() {
     server = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
       env: { ...process.env, ...env },
       stdio: ["ignore", "ignore", "inherit", "ipc"],
+      // BENCH_PROFILE_DIR: the server writes a CPU profile there.
+      execArgv: process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
     });
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i++) {
