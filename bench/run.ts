@@ -10,21 +10,29 @@
 // The server runs as its own process (`rookery serve`), as in production; the load comes from this one.
 // Where `taskset` exists, this process (the load generator) is held to the last core while it sends
 // load; the server (with its web threads) and PostgreSQL may use every core.
-import { type ChildProcess, execFileSync, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { availableParallelism, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
-import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
+import {
+  baseline,
+  CONNECTIONS,
+  DURATION,
+  freePort,
+  type Load,
+  load,
+  log,
+  percentile,
+  postgresDatabase,
+  startRookery,
+  stopRookery,
+} from "./lib.ts";
 import { SEED, seed } from "./seed.ts";
 
-const CONNECTIONS = 50;
-const DURATION = Number(process.env.BENCH_SECONDS ?? 20);
 const POSTS = Number(process.env.BENCH_POSTS ?? 200);
 const POSTS_PER_SECOND = 3;
 const POST_WARMUP = 30;
@@ -45,96 +53,9 @@ const PG_TARGETS: { label: string; admin: string }[] = process.env.BENCH_PG_URL
     ];
 /** `sqlite` or `postgres` to measure only one database. */
 const ONLY = process.env.BENCH_ONLY;
-/** A directory: the server writes a CPU profile there (`--cpu-prof`). */
-const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 
 /** Mastodon's limits would refuse the load within a second; raised, every request is still counted. */
 const RAISED_RATE_LIMITS = { RATE_LIMIT_PER_TOKEN: "1000000000", RATE_LIMIT_PER_ACCOUNT: "1000000000" };
-
-const log = (line: string) => console.error(`  ${line}`);
-
-const lastCore = availableParallelism() - 1;
-
-/** Holds this process (every thread of it) to `cores` (`1`, `0-3`); false where that is not possible. */
-function pin(cores: string): boolean {
-  if (lastCore < 1) return false;
-  try {
-    execFileSync("taskset", ["-a", "-p", "-c", cores, String(process.pid)], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Runs `fn` on the last core only. Only while it runs: a process started meanwhile would inherit
- * the one core, and the server sizes its web threads by the cores it may use.
- */
-async function onLastCore<T>(fn: () => Promise<T>): Promise<T> {
-  const pinned = pin(String(lastCore));
-  try {
-    return await fn();
-  } finally {
-    if (pinned) pin(`0-${lastCore}`);
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not answer`);
-}
-
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-async function load(
-  url: string,
-  headers: Record<string, string> = {},
-  { warmUp = true, duration = DURATION } = {},
-): Promise<Load> {
-  const r = await onLastCore(async () => {
-    if (warmUp) await autocannon({ url, connections: CONNECTIONS, duration: 3, headers });
-    return autocannon({ url, connections: CONNECTIONS, duration, headers });
-  });
-  return {
-    rps: Math.round(r.requests.average),
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: r.non2xx + r.errors + r.timeouts,
-  };
-}
-
-async function baseline(): Promise<Load> {
-  const port = await freePort();
-  const child = fork(join(import.meta.dirname, "hello.ts"), { env: { ...process.env, PORT: String(port) } });
-  await new Promise((resolve) => child.once("message", resolve));
-  try {
-    return await load(`http://127.0.0.1:${port}/`);
-  } finally {
-    child.kill();
-  }
-}
 
 /**
  * The home timeline on two servers in turns, a slice of the duration at a time, so that the
@@ -158,11 +79,6 @@ async function alternate(urls: [string, string], headers: Record<string, string>
     errors: loads.reduce((sum, l) => sum + l.errors, 0),
   });
   return [combine(runs[0]), combine(runs[1])];
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 interface Result {
@@ -191,20 +107,7 @@ async function benchDialect(dialect: string, databaseUrl: string, dataDir: strin
 
   // Two servers on the one database: the rate limiter counting every request (its limits raised
   // so that it refuses none), and the rate limiter turned off.
-  const start = async (serverPort: number, extra: Record<string, string>): Promise<ChildProcess> => {
-    const child = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
-      env: { ...process.env, ...env, PORT: String(serverPort), ...extra },
-      stdio: "inherit",
-      execArgv: PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [],
-    });
-    await waitFor(`http://127.0.0.1:${serverPort}/api/v2/instance`);
-    return child;
-  };
-  const stop = async (child: ChildProcess | null) => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
-  };
+  const start = (serverPort: number, extra: Record<string, string>) => startRookery({ ...env, ...extra }, serverPort);
   const unlimitedPort = await freePort();
   let server: ChildProcess | null = null;
   let unlimited: ChildProcess | null = null;
@@ -222,7 +125,7 @@ async function benchDialect(dialect: string, databaseUrl: string, dataDir: strin
     log(`on: ${home.rps} requests/s, p50 ${home.p50} ms, p99 ${home.p99} ms (hello world: ${hello.rps})`);
     log(`off: ${homeUnlimited.rps} requests/s, p50 ${homeUnlimited.p50} ms, p99 ${homeUnlimited.p99} ms`);
     if (home.errors > 0) throw new Error(`home timeline: ${home.errors} errors (refused by the rate limiter?)`);
-    await stop(unlimited);
+    await stopRookery(unlimited);
 
     log(`POST /api/v1/statuses to ${SEED.posterFollowers} followers…`);
     const latencies: number[] = [];
@@ -318,33 +221,10 @@ async function benchDialect(dialect: string, databaseUrl: string, dataDir: strin
       },
     };
   } finally {
-    await stop(server);
-    await stop(unlimited);
+    await stopRookery(server);
+    await stopRookery(unlimited);
     await rt.close();
   }
-}
-
-async function postgresDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> } | null> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  try {
-    await admin.connect();
-  } catch {
-    return null;
-  }
-  const name = `rookery_bench_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
 }
 
 await configureLogging("silent");

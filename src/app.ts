@@ -9,6 +9,7 @@ import { apiRateLimits } from "./api/rate_limits.ts";
 import { routers } from "./api/routes.ts";
 import { ApiError } from "./domain/errors.ts";
 import type { AppEnv, Ctx } from "./http/hono.ts";
+import { shedUnderMemoryPressure } from "./http/memory_pressure.ts";
 import { refuseNulInUrl } from "./http/params.ts";
 import { logger } from "./log.ts";
 import type { Runtime } from "./runtime.ts";
@@ -53,6 +54,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     return next();
   });
 
+  app.use(shedUnderMemoryPressure(rt.config.memory.shedAt));
   app.use(refuseNulInUrl);
   app.use("/api/*", resolveAuth);
   app.use("/api/*", apiRateLimits(rt));

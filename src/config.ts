@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { threadsThatFit } from "./memory.ts";
 
 export type RegistrationsMode = "open" | "approved" | "none";
 
@@ -19,6 +20,7 @@ export interface Config {
   webThreads: number;
   /** PostgreSQL connections per thread. */
   dbPool: number;
+  memory: MemorySettings;
   dataDir: string;
   databaseUrl: string;
   redisUrl: string | null;
@@ -42,7 +44,21 @@ export interface Config {
   limits: Limits;
   rateLimits: RateLimits;
   smtp: { url: string; from: string } | null;
+  media: MediaConfig;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+/** What Rookery's process may hold: see src/memory.ts for how the budget is shared. */
+export interface MemorySettings {
+  /** MEMORY_LIMIT in MB: the whole process, every thread included. */
+  limitMb: number;
+  /** The share of a thread's heap limit past which it answers 503 rather than take more work. */
+  shedAt: number;
+  /** Rendered statuses and accounts kept per thread (each about 1–2 KB). */
+  renderCacheEntries: number;
+  /** SQLite's page cache per connection, and its memory map, in MB. */
+  sqliteCacheMb: number;
+  sqliteMmapMb: number;
 }
 
 export interface Limits {
@@ -81,6 +97,29 @@ export interface RateLimits {
   /** Media uploads and status deletions (with unreblogs) per account, every 30 minutes. */
   media: number;
   deletes: number;
+}
+
+export interface MediaConfig {
+  /** Object storage instead of DATA_DIR/media, when S3_ENABLED. */
+  s3: S3Config | null;
+  /** ffmpeg and ffprobe as configured; null means "look on PATH, then in the npm package". */
+  ffmpegPath: string | null;
+  ffprobePath: string | null;
+  /** Video and audio transcodes one process runs at a time. */
+  transcodes: number;
+}
+
+export interface S3Config {
+  bucket: string;
+  /** An S3-compatible server (MinIO, Garage, R2…), addressed path-style; null means AWS. */
+  endpoint: string | null;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** A canned ACL sent with each upload (`public-read`), when the bucket needs one. */
+  permission: string | null;
+  /** The public base URL of the files (a CDN or alias host); null means the bucket's own URL. */
+  publicUrl: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -122,6 +161,11 @@ const schema = {
   WEB_THREADS: int(1, 64).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   DB_POOL: int(1, 100).default(4),
+  MEMORY_LIMIT: int(128, 1_048_576).default(512),
+  RENDER_CACHE_ENTRIES: int(0, 10_000_000).default(5_000),
+  MEMORY_SHED_AT: z.coerce.number().gt(0).lte(1).default(0.9),
+  SQLITE_CACHE_MB: int(1, 65_536).default(8),
+  SQLITE_MMAP_MB: int(0, 1_048_576).default(0),
   DATABASE_URL: z
     .string()
     .regex(/^(postgres(ql)?:\/\/|sqlite:|file:|:memory:$)/, "must start with postgres://, sqlite: or file:")
@@ -158,6 +202,8 @@ const schema = {
   MAX_POLL_EXPIRATION: int(1).default(2_629_746),
   MAX_IMAGE_SIZE: int(1).default(16 * 1024 * 1024),
   MAX_VIDEO_SIZE: int(1).default(99 * 1024 * 1024),
+  MAX_IMAGE_PIXELS: int(1).default(33_177_600),
+  MAX_VIDEO_PIXELS: int(1).default(8_294_400),
   MAX_BIO_CHARS: int(1).default(500),
   MAX_PROFILE_FIELDS: int(0, 50).default(4),
   RATE_LIMITS: bool.default(true),
@@ -173,6 +219,17 @@ const schema = {
     .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
     .optional(),
   SMTP_FROM: z.string().optional(),
+  S3_ENABLED: bool.default(false),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_ENDPOINT: z.url({ error: "must be a URL" }).optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_PERMISSION: z.string().optional(),
+  S3_ALIAS_HOST: z.string().min(1).optional(),
+  FFMPEG_PATH: z.string().min(1).optional(),
+  FFPROBE_PATH: z.string().min(1).optional(),
+  MEDIA_TRANSCODES: int(1, 16).default(1),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 } as const;
 
@@ -204,6 +261,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError("MIN_POLL_EXPIRATION must not be larger than MAX_POLL_EXPIRATION");
   }
   if (v.SMTP_URL && !v.SMTP_FROM) throw new ConfigError("SMTP_FROM is required when SMTP_URL is set");
+  if (v.S3_ENABLED && !(v.S3_BUCKET && v.AWS_ACCESS_KEY_ID && v.AWS_SECRET_ACCESS_KEY)) {
+    throw new ConfigError("S3_ENABLED needs S3_BUCKET, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
+  }
 
   return {
     localDomain,
@@ -211,10 +271,17 @@ export function loadConfig(env: Env = process.env): Config {
     origin: `${https ? "https" : "http"}://${webDomain}`,
     bind: v.BIND as string,
     port,
-    webThreads: (v.WEB_THREADS as number | undefined) ?? defaultWebThreads(databaseUrl),
+    webThreads: (v.WEB_THREADS as number | undefined) ?? defaultWebThreads(databaseUrl, v.MEMORY_LIMIT as number),
     dataDir,
     databaseUrl,
     dbPool: v.DB_POOL as number,
+    memory: {
+      limitMb: v.MEMORY_LIMIT as number,
+      renderCacheEntries: v.RENDER_CACHE_ENTRIES as number,
+      shedAt: v.MEMORY_SHED_AT as number,
+      sqliteCacheMb: v.SQLITE_CACHE_MB as number,
+      sqliteMmapMb: v.SQLITE_MMAP_MB as number,
+    },
     redisUrl: (v.REDIS_URL as string | undefined) ?? null,
     secretKeyBase: (v.SECRET_KEY_BASE as string | undefined) ?? "",
     streamingUrl: (v.STREAMING_URL as string | undefined) ?? null,
@@ -249,8 +316,8 @@ export function loadConfig(env: Env = process.env): Config {
       pollMaxExpiration: v.MAX_POLL_EXPIRATION as number,
       imageSize: v.MAX_IMAGE_SIZE as number,
       videoSize: v.MAX_VIDEO_SIZE as number,
-      imageMatrix: 33_177_600,
-      videoMatrix: 8_294_400,
+      imageMatrix: v.MAX_IMAGE_PIXELS as number,
+      videoMatrix: v.MAX_VIDEO_PIXELS as number,
       videoFrameRate: 120,
       descriptionChars: 1500,
       bioChars: v.MAX_BIO_CHARS as number,
@@ -271,7 +338,27 @@ export function loadConfig(env: Env = process.env): Config {
       deletes: v.RATE_LIMIT_DELETES as number,
     },
     smtp: v.SMTP_URL ? { url: v.SMTP_URL as string, from: v.SMTP_FROM as string } : null,
+    media: {
+      s3: v.S3_ENABLED ? s3Config(v) : null,
+      ffmpegPath: (v.FFMPEG_PATH as string | undefined) ?? null,
+      ffprobePath: (v.FFPROBE_PATH as string | undefined) ?? null,
+      transcodes: v.MEDIA_TRANSCODES as number,
+    },
     logLevel: v.LOG_LEVEL as Config["logLevel"],
+  };
+}
+
+function s3Config(v: Record<string, unknown>): S3Config {
+  const alias = v.S3_ALIAS_HOST as string | undefined;
+  return {
+    bucket: v.S3_BUCKET as string,
+    endpoint: ((v.S3_ENDPOINT as string | undefined) ?? "").replace(/\/+$/, "") || null,
+    region: v.S3_REGION as string,
+    accessKeyId: v.AWS_ACCESS_KEY_ID as string,
+    secretAccessKey: v.AWS_SECRET_ACCESS_KEY as string,
+    permission: (v.S3_PERMISSION as string | undefined) ?? null,
+    // Mastodon's S3_ALIAS_HOST is a host name (served over https); a full URL is taken as it is.
+    publicUrl: alias ? (/^https?:\/\//.test(alias) ? alias : `https://${alias}`).replace(/\/+$/, "") : null,
   };
 }
 
@@ -284,11 +371,13 @@ function isLoopbackHost(hostWithPort: string): boolean {
  * A thread per core, at most 4, leaving one core to a PostgreSQL server on the same machine: its
  * backends need the CPU too. On two cores, a second thread then added no throughput to the home
  * timeline, and the kernel's uneven split of connections between the threads made the slowest
- * responses slower (p99 45–49 ms against 33–38 ms with one thread).
+ * responses slower (p99 45–49 ms against 33–38 ms with one thread). And no more threads than
+ * MEMORY_LIMIT holds (src/memory.ts).
  */
-function defaultWebThreads(databaseUrl: string): number {
+function defaultWebThreads(databaseUrl: string, memoryLimitMb: number): number {
   const cores = availableParallelism();
-  return Math.max(1, Math.min(4, postgresOnThisMachine(databaseUrl) ? cores - 1 : cores));
+  const byCores = Math.min(4, postgresOnThisMachine(databaseUrl) ? cores - 1 : cores);
+  return Math.max(1, Math.min(byCores, threadsThatFit(memoryLimitMb)));
 }
 
 /** Whether DATABASE_URL names a PostgreSQL server on this machine: through a Unix socket or loopback. */

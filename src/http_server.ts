@@ -1,14 +1,45 @@
 // The HTTP listener of a thread: Hono's app on Node's http server, and its graceful close.
-import type { Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createAdaptorServer } from "@hono/node-server";
+import { createAdaptorServer, getRequestListener } from "@hono/node-server";
 import { WebSocketServer } from "ws";
+import { preparedRoutes } from "./api/prepared_routes.ts";
 import { createApp } from "./app.ts";
+import { preparedListener } from "./http/prepared.ts";
 import type { Runtime } from "./runtime.ts";
 import { closeStreams } from "./streaming/hub.ts";
 
 /** What to end before a server closes: its open streams, which would otherwise hold it open. */
 const beforeClose = new WeakMap<Server, () => void>();
+
+/** What answers a thread's requests: prepared answers first, then the app. */
+export function requestListener(
+  rt: () => Runtime,
+  app: () => ReturnType<typeof createApp>,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return preparedListener(
+    rt,
+    preparedRoutes,
+    getRequestListener((req, env) => app().fetch(req, env)),
+  );
+}
+
+/**
+ * An HTTP server answering with requestListener, whose WebSocket upgrades go through the app like
+ * any request (auth, then /api/v1/streaming); ws only speaks the protocol. Compression is off: it
+ * costs each idle socket tens of kilobytes.
+ */
+export function createHttpServer(rt: () => Runtime, app: () => ReturnType<typeof createApp>): Server {
+  const websocket = { server: new WebSocketServer({ noServer: true, perMessageDeflate: false }) };
+  // The adaptor wires the upgrades; the requests go to requestListener rather than to its own listener.
+  const server = createAdaptorServer({
+    fetch: (req, env) => app().fetch(req, env),
+    websocket,
+    createServer: ((options: object) => createServer(options, requestListener(rt, app))) as typeof createServer,
+  }) as Server;
+  beforeClose.set(server, () => closeStreams(rt()));
+  return server;
+}
 
 /** Listens on `port` (0: any). `shared`: other threads listen on the same port (SO_REUSEPORT). */
 export async function listenHttp(
@@ -17,11 +48,10 @@ export async function listenHttp(
   shared: boolean,
 ): Promise<{ server: Server; port: number }> {
   const app = createApp(rt);
-  // WebSocket upgrades go through the app like any request (auth, then /api/v1/streaming); ws only
-  // speaks the protocol. Compression is off: it costs each idle socket tens of kilobytes.
-  const websocket = { server: new WebSocketServer({ noServer: true, perMessageDeflate: false }) };
-  const server = createAdaptorServer({ fetch: app.fetch, websocket }) as Server;
-  beforeClose.set(server, () => closeStreams(rt));
+  const server = createHttpServer(
+    () => rt,
+    () => app,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen({ port, host: rt.config.bind, reusePort: shared }, () => resolve());

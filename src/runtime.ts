@@ -25,7 +25,11 @@ export interface RuntimeOptions extends OpenOptions {
 
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const withSecret = ensureSecret(config);
-  const connection = await openDatabase(withSecret.databaseUrl, { poolSize: withSecret.dbPool, ...options });
+  const connection = await openDatabase(withSecret.databaseUrl, {
+    poolSize: withSecret.dbPool,
+    sqliteMemory: { cacheMb: withSecret.memory.sqliteCacheMb, mmapMb: withSecret.memory.sqliteMmapMb },
+    ...options,
+  });
   try {
     if (options.migrate !== false) await migrate(connection.db, options.schema);
   } catch (error) {

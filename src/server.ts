@@ -4,6 +4,7 @@ import { closeHttp, listenHttp } from "./http_server.ts";
 import { JOB_CONCURRENCY } from "./jobs/queue.ts";
 import { startWorker } from "./jobs/worker.ts";
 import { configureLogging, logger } from "./log.ts";
+import { describeFfmpeg } from "./media/ffmpeg.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.ts";
 import { startWebThreads, type WebThreads } from "./web_threads.ts";
 
@@ -65,6 +66,10 @@ export async function runServer(roles: Roles): Promise<void> {
     what,
     origin: config.origin,
     dialect: running.rt.dialect,
+  });
+  log.info("Media: stored {storage}; ffmpeg {ffmpeg}", {
+    storage: config.media.s3 ? `in S3 bucket ${config.media.s3.bucket}` : "under DATA_DIR/media",
+    ffmpeg: describeFfmpeg(config),
   });
   if (roles.web) console.log(`Rookery is listening on http://${config.bind}:${running.port} (${config.origin})`);
 

@@ -7,6 +7,7 @@ import { isMainThread, parentPort, Worker, workerData } from "node:worker_thread
 import type { Config } from "./config.ts";
 import { closeHttp, listenHttp } from "./http_server.ts";
 import { configureLogging, logger } from "./log.ts";
+import { heapLimits } from "./memory.ts";
 import { createRuntime, type RuntimeOptions } from "./runtime.ts";
 
 const log = logger("server");
@@ -64,7 +65,10 @@ export async function startWebThreads(
 
   const spawn = (initial: boolean) =>
     new Promise<Worker>((resolve, reject) => {
-      const thread = new Worker(new URL(import.meta.url), { workerData: data });
+      const thread = new Worker(new URL(import.meta.url), {
+        workerData: data,
+        resourceLimits: heapLimits(config.memory).thread,
+      });
       const born = Date.now();
       let ready = false;
       let failure: unknown = null;

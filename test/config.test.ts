@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { availableParallelism } from "node:os";
 import { test } from "node:test";
 import { ConfigError, loadConfig } from "../src/config.ts";
+import { heapLimits, threadsThatFit } from "../src/memory.ts";
 
 test("defaults: SQLite under ./data, 127.0.0.1:3000, http origin for localhost", () => {
   const c = loadConfig({});
@@ -39,11 +40,14 @@ test("a wrong value stops the start with one line naming the variable", () => {
   }
 });
 
-test("web threads: one per core (at most 4), leaving a core to PostgreSQL on the same machine", () => {
-  const cores = availableParallelism();
+test("web threads: one per core (at most 4), leaving a core to PostgreSQL on the same machine, as many as memory holds", () => {
+  // MEMORY_LIMIT's default, 512 MB, holds three.
+  const cores = Math.min(availableParallelism(), 3);
   const threads = (env: Record<string, string>) => loadConfig(env).webThreads;
   assert.equal(threads({}), Math.min(cores, 4));
   assert.equal(threads({ DATABASE_URL: "postgres://rookery@db.example.com:5432/rookery" }), Math.min(cores, 4));
+  assert.equal(threads({ MEMORY_LIMIT: "256" }), 1);
+  assert.equal(threads({ MEMORY_LIMIT: "256", WEB_THREADS: "2" }), 2);
   const local = Math.max(1, Math.min(cores - 1, 4));
   for (const url of [
     "postgres://rookery@127.0.0.1:5432/rookery",
@@ -55,4 +59,21 @@ test("web threads: one per core (at most 4), leaving a core to PostgreSQL on the
     assert.equal(threads({ DATABASE_URL: url }), local, url);
   }
   assert.equal(threads({ DATABASE_URL: "postgres://rookery@127.0.0.1/rookery", WEB_THREADS: "3" }), 3);
+});
+
+test("memory: MEMORY_LIMIT shares out the heap limits; out-of-range settings are refused", () => {
+  const { memory } = loadConfig({});
+  assert.deepEqual(memory, { limitMb: 512, shedAt: 0.9, renderCacheEntries: 5000, sqliteCacheMb: 8, sqliteMmapMb: 0 });
+  assert.deepEqual(heapLimits(memory), {
+    mainOldMb: 205,
+    thread: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 24 },
+  });
+  assert.deepEqual(heapLimits(loadConfig({ MEMORY_LIMIT: "2048" }).memory), {
+    mainOldMb: 819,
+    thread: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 24 },
+  });
+  assert.equal(threadsThatFit(200), 1);
+  assert.equal(threadsThatFit(310), 2);
+  assert.throws(() => loadConfig({ MEMORY_LIMIT: "64" }), /MEMORY_LIMIT/);
+  assert.throws(() => loadConfig({ MEMORY_SHED_AT: "1.5" }), /MEMORY_SHED_AT/);
 });

@@ -62,7 +62,43 @@ test("v2 instance: a Mastodon Instance with our limits, works without a token", 
   assert.equal((await fetch(i.thumbnail.url)).status, 200);
   assert.equal((await fetch(i.icon[0].src)).headers.get("content-type"), "image/png");
   for (const id of ids(i)) assert.equal(typeof id, "string");
-  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.equal(
+    res.headers.get("cache-control"),
+    "max-age=300, public, stale-while-revalidate=60, stale-if-error=86400",
+  );
+});
+
+test("the instance documents and NodeInfo are prepared bytes: ETag, 304, HEAD, the same through the router", async () => {
+  for (const path of ["/api/v1/instance", "/api/v2/instance", "/nodeinfo/2.0", "/nodeinfo/2.1"]) {
+    const first = await server.get(path);
+    const etag = first.headers.get("etag")!;
+    assert.match(etag, /^"[\w-]{32}"$/);
+    assert.equal(first.headers.get("access-control-allow-origin"), "*");
+    assert.equal(first.headers.get("content-length"), String(Buffer.byteLength(first.text)));
+    // With a trailing slash, and with a query string (which the router answers), the same bytes.
+    for (const variant of [`${path}/`, `${path}?x=1`]) {
+      const again = await server.get(variant);
+      assert.equal(again.text, first.text, variant);
+      assert.equal(again.headers.get("etag"), etag, variant);
+      assert.equal(again.headers.get("cache-control"), first.headers.get("cache-control"), variant);
+    }
+    for (const variant of [path, `${path}?x=1`]) {
+      const cached = await server.get(variant, { headers: { "if-none-match": `W/${etag}, "other"` } });
+      assert.equal(cached.status, 304, variant);
+      assert.equal(cached.text, "");
+    }
+    const head = await server.request("HEAD", path);
+    assert.equal(head.status, 200);
+    assert.equal(head.text, "");
+    assert.equal(head.headers.get("etag"), etag);
+  }
+  assert.equal((await server.get("/nodeinfo/2.0")).headers.get("cache-control"), "max-age=1800, public");
+  assert.equal(
+    (await server.get("/nodeinfo/2.1")).headers.get("content-type"),
+    'application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.1#"',
+  );
+  // A token, even an invalid one, changes nothing: the documents are the same for everyone.
+  assert.equal((await server.get("/api/v2/instance", { token: "not-a-token" })).status, 200);
 });
 
 test("v1 instance: the older entity, with counts", async (t) => {
@@ -81,10 +117,14 @@ test("rules appear once added, and the cached documents follow", async (t) => {
   const list = await server.get("/api/v1/instance/rules");
   assertEntity(t, "Rule", list.body[0]);
   assert.deepEqual(list.body, [{ id: rule.id, text: "Be kind", hint: "Really.", translations: {} }]);
+  const after = await server.get("/api/v2/instance");
   assert.deepEqual(
-    (await server.get("/api/v2/instance")).body.rules.map((r: { text: string }) => r.text),
+    after.body.rules.map((r: { text: string }) => r.text),
     ["Be kind"],
   );
+  assert.notEqual(after.headers.get("etag"), before.headers.get("etag"));
+  const stale = await server.get("/api/v2/instance", { headers: { "if-none-match": before.headers.get("etag")! } });
+  assert.equal(stale.status, 200);
   await removeRule(server.rt, rule.id);
   assert.deepEqual((await server.get("/api/v1/instance")).body.rules, []);
 });

@@ -1,8 +1,13 @@
-// The migration files: one sequence of numbers, each used once, in names the migrator orders right.
+// The migration files: one sequence of numbers, each used once, in names the migrator orders right;
+// and the migrator telling its progress.
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { migrate, openDatabase } from "../src/db/index.ts";
+import { captureLogs, stopCapturingLogs } from "./log_capture.ts";
 
 const FOLDER = fileURLToPath(new URL("../src/db/migrations/", import.meta.url));
 
@@ -44,4 +49,25 @@ test("the check finds duplicate numbers and names out of form", () => {
       "notes.md is not named NNNN_name.ts",
     ],
   );
+});
+
+test("migrating a database tells each step as it starts and ends, numbered", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "rookery-migrate-"));
+  const records = await captureLogs(["rookery", "db"], "info");
+  const connection = await openDatabase(`sqlite:${join(dir, "rookery.sqlite")}`, { sqliteCheckpoints: false });
+  try {
+    const applied = await migrate(connection.db);
+    const total = readdirSync(FOLDER).length;
+    assert.equal(applied.length, total);
+    const lines = records.map((r) => r.message.join(""));
+    assert.equal(lines[0], `Applying migration 0001_core (1 of ${total})`);
+    assert.match(lines[1], /^Applied 0001_core \(1 of \d+\) in \d+ ms$/);
+    assert.equal(lines.length, 2 * total);
+    assert.deepEqual(await migrate(connection.db), []);
+    assert.equal(records.length, 2 * total);
+  } finally {
+    await stopCapturingLogs();
+    await connection.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

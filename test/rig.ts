@@ -3,16 +3,14 @@
 // points at PostgreSQL, every server gets its own schema there, dropped on close.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAdaptorServer } from "@hono/node-server";
 import pg from "pg";
-import { WebSocketServer } from "ws";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import type { Role } from "../src/db/schema.ts";
+import { createHttpServer } from "../src/http_server.ts";
 import { startWorker } from "../src/jobs/worker.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";
@@ -96,8 +94,10 @@ const RAISED_RATE_LIMITS = Object.fromEntries(
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   if (!process.env.TEST_LOG) await configureLogging("silent");
   let app: ReturnType<typeof createApp> | null = null;
-  const websocket = { server: new WebSocketServer({ noServer: true, perMessageDeflate: false }) };
-  const http = createAdaptorServer({ fetch: (req, env) => app!.fetch(req, env), websocket }) as Server;
+  const http = createHttpServer(
+    () => rt,
+    () => app!,
+  );
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
   const port = (http.address() as AddressInfo).port;
   const dataDir = mkdtempSync(join(tmpdir(), "rookery-test-"));

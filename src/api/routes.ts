@@ -23,6 +23,7 @@ import { followRequests } from "./v1/follow_requests.ts";
 import { instanceV1 } from "./v1/instance.ts";
 import { listsApi } from "./v1/lists.ts";
 import { markers } from "./v1/markers.ts";
+import { media } from "./v1/media.ts";
 import { mutes } from "./v1/mutes.ts";
 import { notificationRequests } from "./v1/notification_requests.ts";
 import { notifications } from "./v1/notifications.ts";
@@ -37,6 +38,7 @@ import { tags } from "./v1/tags.ts";
 import { timelines } from "./v1/timelines.ts";
 import { filtersV2 } from "./v2/filters.ts";
 import { instanceV2 } from "./v2/instance.ts";
+import { mediaV2 } from "./v2/media.ts";
 import { notificationsV2 } from "./v2/notifications.ts";
 import { wellKnown } from "./well_known.ts";
 
@@ -80,5 +82,7 @@ export const routers: Hono<AppEnv>[] = [
   notificationRequests,
   notifications,
   notificationsV2,
+  media,
+  mediaV2,
   streamingApi,
 ];

@@ -1,52 +1,23 @@
 // NodeInfo (2.0 and 2.1, from one document) and host-meta, for crawlers and other servers.
 
 import { router } from "../http/hono.ts";
-import type { Runtime } from "../runtime.ts";
-import { instanceCached } from "../services/instance/cached.ts";
-import { activeUsers, stats } from "../services/instance/instance.ts";
-import { ROOKERY_VERSION } from "../version.ts";
+import { NODEINFO_PROFILE } from "../services/instance/nodeinfo.ts";
+import { preparedResponse } from "./prepared_routes.ts";
 
 export const wellKnown = router();
-
-const SCHEMA = (v: string) => `http://nodeinfo.diaspora.software/ns/schema/${v}`;
 
 wellKnown.get("/.well-known/nodeinfo", (c) => {
   const o = c.var.rt.config.origin;
   return c.json({
     links: [
-      { rel: SCHEMA("2.0"), href: `${o}/nodeinfo/2.0` },
-      { rel: SCHEMA("2.1"), href: `${o}/nodeinfo/2.1` },
+      { rel: NODEINFO_PROFILE("2.0"), href: `${o}/nodeinfo/2.0` },
+      { rel: NODEINFO_PROFILE("2.1"), href: `${o}/nodeinfo/2.1` },
     ],
   });
 });
 
-async function nodeInfo(rt: Runtime, version: "2.0" | "2.1") {
-  const s = await stats(rt);
-  const software: Record<string, string> = { name: "rookery", version: ROOKERY_VERSION };
-  if (version === "2.1") {
-    software.repository = rt.config.sourceUrl;
-    software.homepage = rt.config.sourceUrl;
-  }
-  return {
-    version,
-    software,
-    protocols: ["activitypub"],
-    services: { outbound: [], inbound: [] },
-    usage: {
-      users: { total: s.users, activeMonth: await activeUsers(rt, 30), activeHalfyear: await activeUsers(rt, 182) },
-      localPosts: s.statuses,
-    },
-    openRegistrations: rt.config.registrations.mode === "open",
-    metadata: { nodeName: rt.config.site.title, nodeDescription: rt.config.site.description },
-  };
-}
-
 for (const version of ["2.0", "2.1"] as const) {
-  wellKnown.get(`/nodeinfo/${version}`, async (c) => {
-    const doc = await instanceCached(c.var.rt, `nodeinfo:${version}`, () => nodeInfo(c.var.rt, version));
-    c.header("Content-Type", `application/json; profile="${SCHEMA(version)}#"`);
-    return c.body(JSON.stringify(doc));
-  });
+  wellKnown.get(`/nodeinfo/${version}`, (c) => preparedResponse(c, `/nodeinfo/${version}`));
 }
 
 wellKnown.get("/.well-known/host-meta", (c) => {

@@ -4,6 +4,7 @@ import { runServer } from "../server.ts";
 import { accountsCommand } from "./accounts.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 import { feedsCommand } from "./feeds.ts";
+import { mediaCommand } from "./media.ts";
 import { domainsCommand, rulesCommand, siteCommand } from "./site.ts";
 
 const list: Command[] = [
@@ -41,6 +42,7 @@ const list: Command[] = [
   domainsCommand,
   siteCommand,
   feedsCommand,
+  mediaCommand,
 ];
 
 export const commands = new Map(list.map((c) => [c.name, c]));

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { Kysely, SqliteDialect } from "kysely";
 import { FileMigrationProvider, Migrator } from "kysely/migration";
 import pg from "pg";
+import { logger } from "../log.ts";
 import { PreparingClient, RookeryPostgresDialect } from "./postgres.ts";
 import type { Database } from "./schema.ts";
 import { NodeSqliteDatabase } from "./sqlite.ts";
@@ -25,6 +26,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** SQLite only: whether this connection looks after WAL checkpoints (the default). */
   sqliteCheckpoints?: boolean;
+  /** SQLite only: the page cache and the memory map of the connection, in MB. */
+  sqliteMemory?: { cacheMb: number; mmapMb: number };
 }
 
 function dialectOf(url: string): Dialect {
@@ -47,17 +50,25 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     const db = new Kysely<Database>({ dialect: new RookeryPostgresDialect({ pool }) });
     return { db, dialect: "postgres", close: () => db.destroy() };
   }
-  const database = new NodeSqliteDatabase(sqlitePath(url), { checkpoints: options.sqliteCheckpoints });
+  const database = new NodeSqliteDatabase(sqlitePath(url), {
+    checkpoints: options.sqliteCheckpoints,
+    ...options.sqliteMemory,
+  });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   return { db, dialect: "sqlite", close: () => db.destroy() };
 }
 
 const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
+/** How often a migration that takes long says it is still at work. */
+const MIGRATION_HEARTBEAT_MS = 10_000;
+
 /**
- * Applies every pending migration; returns the names applied. Throws on the first failure.
- * On PostgreSQL with a schema of its own, the bookkeeping tables live in that schema too (Kysely
- * otherwise looks for them across all schemas).
+ * Applies every pending migration, one at a time, each in its own transaction; returns the names
+ * applied. Throws on the first failure. When there are any, each is logged as it starts and ends
+ * (and every 10 s while it runs): on a large database one may take minutes, and the operator sees
+ * where it is. On PostgreSQL with a schema of its own, the bookkeeping tables live in that schema
+ * too (Kysely otherwise looks for them across all schemas).
  */
 export async function migrate(db: Db, schema?: string): Promise<string[]> {
   const migrator = new Migrator({
@@ -65,10 +76,25 @@ export async function migrate(db: Db, schema?: string): Promise<string[]> {
     provider: new FileMigrationProvider({ fs, path, migrationFolder }),
     migrationTableSchema: schema,
   });
-  const { error, results = [] } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results.find((r) => r.status === "Error");
-    throw new Error(`migration ${failed?.migrationName ?? "?"} failed: ${(error as Error).message ?? error}`);
+  const pending = (await migrator.getMigrations()).filter((m) => !m.executedAt).map((m) => m.name);
+  const log = logger("db");
+  const applied: string[] = [];
+  for (const [index, name] of pending.entries()) {
+    const step = `${name} (${index + 1} of ${pending.length})`;
+    const started = Date.now();
+    log.info("Applying migration {step}", { step });
+    const heartbeat = setInterval(
+      () =>
+        log.info("Still applying {step}: {seconds} s", { step, seconds: Math.round((Date.now() - started) / 1000) }),
+      MIGRATION_HEARTBEAT_MS,
+    );
+    const { error, results = [] } = await migrator.migrateUp().finally(() => clearInterval(heartbeat));
+    if (error) {
+      const failed = results.find((r) => r.status === "Error");
+      throw new Error(`migration ${failed?.migrationName ?? name} failed: ${(error as Error).message ?? error}`);
+    }
+    applied.push(...results.filter((r) => r.status === "Success").map((r) => r.migrationName));
+    log.info("Applied {step} in {ms} ms", { step, ms: Date.now() - started });
   }
-  return results.filter((r) => r.status === "Success").map((r) => r.migrationName);
+  return applied;
 }

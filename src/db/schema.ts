@@ -485,7 +485,15 @@ export interface StatusEditsTable {
   spoiler_text: string;
   sensitive: boolean;
   language: string | null;
+  /** The media the version showed, in order, as they were then. */
+  media: ColumnType<EditedMedia[] | null, string | null | undefined, string | null>;
   created_at: Date;
+}
+
+export interface EditedMedia {
+  id: string;
+  description: string | null;
+  focus: { x: number; y: number } | null;
 }
 
 export interface TagFollowsTable {
@@ -609,4 +617,38 @@ export interface Database {
   polls: PollsTable;
   poll_votes: PollVotesTable;
   scheduled_statuses: ScheduledStatusesTable;
+  media_attachments: MediaAttachmentsTable;
+}
+
+export type MediaType = "image" | "gifv" | "video" | "audio" | "unknown";
+
+/** A file's size and shape, as the MediaAttachment entity's `meta` shows them. */
+export interface MediaMeta {
+  original?: Record<string, number | string>;
+  small?: Record<string, number | string>;
+  focus?: { x: number; y: number };
+}
+
+export interface MediaAttachmentsTable {
+  id: string;
+  account_id: string;
+  status_id: string | null;
+  /** Its place among the status's media; null once an edit took it out (kept for the history). */
+  position: number | null;
+  scheduled_status_id: string | null;
+  type: MediaType;
+  /** "done", "pending" (a job processes it) or "failed". */
+  processing: "done" | "pending" | "failed";
+  /** The upload as received, kept until a job has processed it. */
+  upload_key: string | null;
+  file_key: string | null;
+  preview_key: string | null;
+  content_type: string | null;
+  file_size: number;
+  meta: Json<MediaMeta>;
+  description: string | null;
+  blurhash: string | null;
+  remote_url: string | null;
+  created_at: Date;
+  updated_at: Date;
 }

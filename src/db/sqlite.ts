@@ -113,7 +113,12 @@ export class NodeSqliteDatabase implements SqliteDatabase {
    */
   constructor(
     path: string,
-    { checkpoints = true, restartLogAt = LOG_LIMIT / 4096 }: { checkpoints?: boolean; restartLogAt?: number } = {},
+    {
+      checkpoints = true,
+      restartLogAt = LOG_LIMIT / 4096,
+      cacheMb = 8,
+      mmapMb = 0,
+    }: { checkpoints?: boolean; restartLogAt?: number; cacheMb?: number; mmapMb?: number } = {},
   ) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.#ownsCheckpoints = checkpoints && path !== ":memory:";
@@ -122,7 +127,8 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;
       PRAGMA foreign_keys = ON;
-      PRAGMA cache_size = -32000;
+      PRAGMA cache_size = -${cacheMb * 1024};
+      PRAGMA mmap_size = ${mmapMb * 1024 * 1024};
       PRAGMA temp_store = MEMORY;
     `);
     if (path !== ":memory:") {

@@ -23,7 +23,7 @@ export const MAX_VALUES = 4096;
  */
 export const MAX_STRING_LENGTH = 100_000;
 
-const FILE_KEYS = new Set(["avatar", "header"]);
+const FILE_KEYS = new Set(["avatar", "header", "file", "thumbnail"]);
 
 const tooDeep = () => badRequest(`Invalid request parameters: nested deeper than ${MAX_DEPTH} levels`);
 const tooMany = () => badRequest(`Invalid request parameters: more than ${MAX_VALUES} values`);

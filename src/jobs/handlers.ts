@@ -3,6 +3,8 @@ import type { Runtime } from "../runtime.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
 import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
 import { deliverMail } from "../services/mail.ts";
+import { cleanupMedia } from "../services/media/cleanup.ts";
+import { processPendingMedia } from "../services/media/upload.ts";
 import { streamNotification } from "../services/notifications/create.ts";
 import { expirePoll } from "../services/statuses/polls.ts";
 import { publishScheduled } from "../services/statuses/scheduled.ts";
@@ -24,6 +26,8 @@ const handlers: Handlers = {
   "feeds.rebuild": rebuildFeeds,
   "polls.expire": expirePoll,
   "statuses.publish_scheduled": publishScheduled,
+  "media.process": processPendingMedia,
+  "media.cleanup": cleanupMedia,
   "notifications.stream": streamNotification,
 };
 

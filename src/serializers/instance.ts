@@ -3,6 +3,8 @@
 import type { Config } from "../config.ts";
 import { domainDigest, obfuscateDomain } from "../domain/domain_names.ts";
 import { markdownToHtml } from "../domain/text/markdown.ts";
+import { findFfmpeg } from "../media/ffmpeg.ts";
+import { supportedMimeTypes } from "../media/process.ts";
 import type { Runtime } from "../runtime.ts";
 import type { InstanceFacts } from "../services/instance/instance.ts";
 import type { Rule } from "../services/instance/rules.ts";
@@ -13,8 +15,6 @@ import { renderAccountById } from "./account.ts";
 
 export const renderRule = (r: Rule) => ({ id: r.id, text: r.text, hint: r.hint, translations: {} });
 
-const SUPPORTED_MIME_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
-
 function limitsOf(rt: Runtime) {
   const l = rt.config.limits;
   return {
@@ -24,7 +24,7 @@ function limitsOf(rt: Runtime) {
       characters_reserved_per_url: l.charsPerUrl,
     },
     media_attachments: {
-      supported_mime_types: SUPPORTED_MIME_TYPES,
+      supported_mime_types: supportedMimeTypes(findFfmpeg(rt.config) !== null),
       description_limit: l.descriptionChars,
       image_size_limit: l.imageSize,
       image_matrix_limit: l.imageMatrix,

@@ -1,7 +1,11 @@
 // The ScheduledStatus entity.
+import type { Config } from "../config.ts";
+import type { MediaRow } from "../services/media/rows.ts";
 import type { ScheduledStatus } from "../services/statuses/scheduled.ts";
+import { renderMedia } from "./media_attachment.ts";
 
-export function renderScheduled(row: ScheduledStatus) {
+/** `media` holds (at least) the media the scheduled statuses keep, by id. */
+export function renderScheduled(config: Config, row: ScheduledStatus, media: Map<string, MediaRow>) {
   const { application_id, ...params } = row.params;
   return {
     id: row.id,
@@ -13,6 +17,9 @@ export function renderScheduled(row: ScheduledStatus) {
       scheduled_at: null,
       with_rate_limit: false,
     },
-    media_attachments: [],
+    media_attachments: params.media_ids.flatMap((id) => {
+      const m = media.get(id);
+      return m ? [renderMedia(config, m)] : [];
+    }),
   };
 }

@@ -5,6 +5,7 @@ import type { Runtime } from "../runtime.ts";
 import type { StatusView, ViewerState } from "../services/statuses/views.ts";
 import { type AccountEntity, renderAccountView } from "./account.ts";
 import { renderFilterResult } from "./filter.ts";
+import { renderMedia } from "./media_attachment.ts";
 import { renderPoll } from "./poll.ts";
 
 export type StatusEntity = Record<string, unknown> & { id: string; reblog: StatusEntity | null };
@@ -18,7 +19,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The entity as everyone sees it (the poll aside, which shows the viewer's votes). */
 function renderShared(rt: Runtime, view: StatusView, reblog: StatusEntity | null): StatusEntity {
-  const { row, mentions, tags, application } = view.shared;
+  const { row, mentions, tags, application, media } = view.shared;
   const s = view.counts;
   const own = view.viewer !== null && view.viewer.id === row.account_id;
   const account: AccountEntity | null = view.account ? renderAccountView(rt, view.account) : null;
@@ -43,7 +44,7 @@ function renderShared(rt: Runtime, view: StatusView, reblog: StatusEntity | null
     // The app a status was posted with shows only to its author.
     application: own ? application : null,
     account,
-    media_attachments: [],
+    media_attachments: media.map((m) => renderMedia(rt.config, m)),
     mentions,
     tags,
     emojis: [],

@@ -1,10 +1,13 @@
 // Where the API's rate-limit counters are shared by every thread and process: Redis when
 // REDIS_URL is set (an INCRBY is cheaper than a database write, and Redis is there at that scale),
 // the database's rate_limits table otherwise.
-import { Redis } from "ioredis";
+
 import type { Db } from "../db/index.ts";
+import { lazy } from "../lazy.ts";
 import { logger } from "../log.ts";
 import { addToCounter } from "./rate_limits.ts";
+
+const ioredis = lazy<typeof import("ioredis")>("ioredis");
 
 export interface CounterStore {
   /** Adds `n` to `key`'s counter of the window ending at `resetAt`; returns the window's total. */
@@ -40,7 +43,7 @@ async function deleteEnded(db: Db): Promise<void> {
 /** One key per window, expiring with it: a late write to an ended window touches nothing current. */
 export function redisCounters(url: string, namespace: string): CounterStore {
   // Connects on first use: a server with the limits turned off never opens it.
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  const redis = new (ioredis().Redis)(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
   redis.on("error", (error) => logger("rate-limits").warn("Redis: {error}", { error: String(error) }));
   return {
     async add(key, n, resetAt) {

@@ -1,9 +1,12 @@
 // Outgoing mail, sent by a job so that a slow or failing mail server never holds up a request.
 // Without SMTP_URL, mails are written to the log (the operator can copy a confirmation link from it).
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Db } from "../db/index.ts";
+import { lazy } from "../lazy.ts";
 import { logger } from "../log.ts";
 import type { Runtime } from "../runtime.ts";
+
+const nodemailer = lazy<typeof import("nodemailer")>("nodemailer");
 
 export interface Mail {
   to: string;
@@ -32,7 +35,7 @@ export async function deliverMail(rt: Runtime, mail: Mail): Promise<void> {
   }
   let transport = transports.get(rt);
   if (!transport) {
-    transport = nodemailer.createTransport(smtp.url);
+    transport = nodemailer().createTransport(smtp.url);
     transports.set(rt, transport);
   }
   await transport.sendMail({ from: smtp.from, to: mail.to, subject: mail.subject, text: mail.text });

@@ -44,7 +44,8 @@ const registry = new WeakMap<Runtime, Caches>();
 export function viewCaches(rt: Runtime): Caches {
   let caches = registry.get(rt);
   if (!caches) {
-    const fresh: Caches = { statuses: new Lru(20_000), accounts: new Lru(20_000) };
+    const size = rt.config.memory.renderCacheEntries;
+    const fresh: Caches = { statuses: new Lru(size), accounts: new Lru(size) };
     onEvent(rt, "statuses.changed", ({ ids }) => {
       for (const id of ids) fresh.statuses.delete(id);
     });

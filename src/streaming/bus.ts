@@ -1,8 +1,10 @@
 // The event bus: streaming updates and cache invalidations between the parts and threads of a
 // process, and between processes through Redis when REDIS_URL is set.
 import { BroadcastChannel } from "node:worker_threads";
-import { Redis } from "ioredis";
+import { lazy } from "../lazy.ts";
 import { logger } from "../log.ts";
+
+const ioredis = lazy<typeof import("ioredis")>("ioredis");
 
 export type Handler = (message: string) => void;
 
@@ -83,6 +85,7 @@ export function memoryBus(namespace: string): Bus {
  * what is published meanwhile is lost with a warning: requests never fail for want of the bus.
  */
 export function redisBus(url: string, namespace: string): Bus {
+  const { Redis } = ioredis();
   // A publish while Redis is away waits for one reconnection attempt at most, then gives up.
   const pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1 });
   const sub = new Redis(url, { lazyConnect: false });

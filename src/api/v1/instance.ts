@@ -2,19 +2,18 @@ import { notFound } from "../../domain/errors.ts";
 import { languageList } from "../../domain/languages.ts";
 import { markdownToHtml } from "../../domain/text/markdown.ts";
 import { router } from "../../http/hono.ts";
-import { instanceV1Entity, renderDomainBlock, renderRule, renderTerms } from "../../serializers/instance.ts";
+import { renderDomainBlock, renderRule, renderTerms } from "../../serializers/instance.ts";
 import { instanceCached } from "../../services/instance/cached.ts";
-import { activity, instanceFacts, peers } from "../../services/instance/instance.ts";
+import { activity, peers } from "../../services/instance/instance.ts";
 import { rules } from "../../services/instance/rules.ts";
 import { currentTerms, privacyPolicy, siteText, termsVersions } from "../../services/instance/texts.ts";
 import { domainBlocks } from "../../services/moderation/domain_blocks.ts";
 import { viewerId } from "../auth.ts";
+import { preparedResponse } from "../prepared_routes.ts";
 
 export const instanceV1 = router();
 
-instanceV1.get("/api/v1/instance", async (c) =>
-  c.json(await instanceCached(c.var.rt, "v1", async () => instanceV1Entity(c.var.rt, await instanceFacts(c.var.rt)))),
-);
+instanceV1.get("/api/v1/instance", (c) => preparedResponse(c, "/api/v1/instance"));
 
 instanceV1.get("/api/v1/instance/peers", async (c) =>
   c.json(await instanceCached(c.var.rt, "peers", () => peers(c.var.rt))),

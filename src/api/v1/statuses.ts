@@ -4,8 +4,9 @@ import { WORD_MAX } from "../../domain/lengths.ts";
 import { params, router } from "../../http/hono.ts";
 import { parse, pathId, zBool, zFlag, zIds, zInt, zRef, zString, zStrings, zText } from "../../http/validate.ts";
 import { renderAccounts } from "../../serializers/account.ts";
-import { renderScheduled } from "../../serializers/scheduled_status.ts";
+import { renderMedia } from "../../serializers/media_attachment.ts";
 import { renderStatus, renderStatuses } from "../../serializers/status.ts";
+import { loadMediaByIds } from "../../services/media/rows.ts";
 import { deleteStatus } from "../../services/statuses/delete.ts";
 import { editStatus, ownStatus, statusHistory } from "../../services/statuses/edit.ts";
 import type { NewPoll } from "../../services/statuses/polls.ts";
@@ -15,6 +16,7 @@ import { scheduleStatus } from "../../services/statuses/scheduled.ts";
 import { loadStatusView, loadStatusViews } from "../../services/statuses/views.ts";
 import { visibleStatus } from "../../services/visibility/load.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
+import { renderScheduledList } from "./scheduled_statuses.ts";
 
 export const statuses = router();
 
@@ -38,6 +40,11 @@ const draftSchema = z.object({
       .optional(),
   ),
   scheduled_at: zText(WORD_MAX),
+  // `media_attributes[][id]=…` arrives as a list; `media_attributes[0][id]=…` as an object by index.
+  media_attributes: z.preprocess(
+    (v) => (v !== null && typeof v === "object" && !Array.isArray(v) ? Object.values(v) : v),
+    z.array(z.object({ id: zString(WORD_MAX), description: zString(), focus: zString(WORD_MAX) })).optional(),
+  ),
 });
 
 function pollOf(p: z.output<typeof draftSchema>): NewPoll | undefined {
@@ -81,7 +88,7 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
       application_id: c.var.auth!.applicationId,
       idempotency: idempotencyKey ?? null,
     });
-    return c.json(renderScheduled(scheduled));
+    return c.json((await renderScheduledList(c.var.rt, [scheduled]))[0]);
   }
   const id = await postStatus(
     c.var.rt,
@@ -124,7 +131,11 @@ statuses.put("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) =>
   const p = parse(draftSchema, await params(c));
   const user = currentUser(c);
   const id = pathId(c.req.param("id"));
-  await editStatus(c.var.rt, user, id, { ...draftOf(p), poll: pollOf(p) });
+  await editStatus(c.var.rt, user, id, {
+    ...draftOf(p),
+    poll: pollOf(p),
+    mediaAttributes: p.media_attributes?.flatMap((a) => (a.id ? [{ ...a, id: a.id }] : [])),
+  });
   return c.json(renderStatus(c.var.rt, await loadStatusView(c.var.rt, user.accountId, id)));
 });
 
@@ -142,6 +153,11 @@ statuses.delete("/api/v1/statuses/:id", requireUser("write:statuses"), async (c)
 statuses.get("/api/v1/statuses/:id/history", tokenIfGiven("read:statuses"), async (c) => {
   const { row, versions } = await statusHistory(c.var.rt, viewerId(c), pathId(c.req.param("id")));
   const [account] = await renderAccounts(c.var.rt, [row.account_id]);
+  const media = await loadMediaByIds(
+    c.var.rt.db,
+    versions.flatMap((v) => (v.media ?? []).map((m) => m.id)),
+  );
+  const mediaById = new Map(media.map((m) => [m.id, m]));
   return c.json(
     versions.map((v) => ({
       content: v.content,
@@ -150,7 +166,10 @@ statuses.get("/api/v1/statuses/:id/history", tokenIfGiven("read:statuses"), asyn
       created_at: v.created_at.toISOString(),
       account,
       poll: null,
-      media_attachments: [],
+      media_attachments: (v.media ?? []).flatMap((m) => {
+        const row = mediaById.get(m.id);
+        return row ? [renderMedia(c.var.rt.config, row, m)] : [];
+      }),
       emojis: [],
     })),
   );

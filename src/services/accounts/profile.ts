@@ -129,8 +129,8 @@ async function renderOptions(rt: Runtime, texts: string[]): Promise<RenderOption
 async function store(rt: Runtime, accountId: string, kind: ProfileImageKind, image: ProcessedImage) {
   const storage = mediaStorage(rt.config);
   const key = `accounts/${kind}s/${accountId}/${randomToken(12)}.${image.extension}`;
-  await storage.put(key, image.data);
-  if (image.still) await storage.put(stillKey(key), image.still);
+  await storage.put(key, image.data, `image/${image.extension === "jpg" ? "jpeg" : image.extension}`);
+  if (image.still) await storage.put(stillKey(key), image.still, "image/png");
   return key;
 }
 

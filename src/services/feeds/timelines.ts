@@ -6,6 +6,7 @@ import { notFound } from "../../domain/errors.ts";
 import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { pageWithoutHidden } from "../filters/hidden.ts";
+import { withMedia } from "../media/rows.ts";
 import { type LiveState, loadFeedPage } from "../statuses/live_state.ts";
 import { notMuted, viewerValue, visibleTo } from "../visibility/sql.ts";
 import { ownList } from "./lists.ts";
@@ -101,8 +102,7 @@ function publicStatuses(rt: Runtime, viewer: Viewer, q: PublicQuery) {
   if (viewer) query = query.where(notMuted(viewer, sql.ref("s.account_id")));
   if (q.local) query = query.where("s.local", "=", true);
   if (q.remote) query = query.where("s.local", "=", false);
-  // No media can be attached yet, so no status has any.
-  if (q.onlyMedia) query = query.where("s.id", "=", "0");
+  if (q.onlyMedia) query = query.where(withMedia("s"));
   return query;
 }
 

@@ -1,7 +1,9 @@
 // The server's VAPID key pair (Web Push), made once and kept in site_settings. Apps read the public
 // key from POST /api/v1/apps and /api/v2/instance.
-import webpush from "web-push";
+import { lazy } from "../../lazy.ts";
 import type { Runtime } from "../../runtime.ts";
+
+const webPush = lazy<typeof import("web-push")>("web-push");
 
 export interface VapidKeys {
   publicKey: string;
@@ -25,7 +27,7 @@ async function loadOrCreate(rt: Runtime): Promise<VapidKeys> {
   const read = () => rt.db.selectFrom("site_settings").select("value").where("key", "=", KEY).executeTakeFirst();
   const existing = await read();
   if (existing) return existing.value as VapidKeys;
-  const generated = webpush.generateVAPIDKeys();
+  const generated = webPush().generateVAPIDKeys();
   // Another process may have made its pair first: theirs wins, and both read the same one.
   await rt.db
     .insertInto("site_settings")

@@ -36,7 +36,7 @@ export interface Draft {
   mediaIds: string[];
 }
 
-/** Length, emptiness, language and media checks, with Mastodon's messages. */
+/** Length, emptiness and language checks, with Mastodon's messages (media: services/media/attach.ts). */
 export function checkDraft(rt: Runtime, d: Draft): void {
   const limit = rt.config.limits.statusChars;
   if (d.text.trim() === "" && d.mediaIds.length === 0) throw unprocessable("Validation failed: Text can't be blank");
@@ -46,10 +46,6 @@ export function checkDraft(rt: Runtime, d: Draft): void {
   }
   if (d.language !== null && !isLanguage(d.language))
     throw unprocessable("Validation failed: Language is not included in the list");
-  if (d.mediaIds.length > 0) {
-    // No media can be uploaded yet, so no id can name one of the caller's attachments.
-    throw unprocessable("Validation failed: Media attachments could not be found");
-  }
 }
 
 export interface Rendered {

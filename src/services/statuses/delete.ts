@@ -3,6 +3,7 @@
 import { sql } from "kysely";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
+import { releaseStatusMedia } from "../media/cleanup.ts";
 import { ownStatus } from "./edit.ts";
 import { statusDeleted } from "./side_effects.ts";
 
@@ -11,6 +12,7 @@ export async function deleteStatus(rt: Runtime, accountId: string, id: string): 
   const now = new Date();
   const gone = await rt.db.transaction().execute(async (trx) => {
     await trx.updateTable("statuses").set({ deleted_at: now, updated_at: now }).where("id", "=", id).execute();
+    await releaseStatusMedia(trx, id, now);
     await trx
       .updateTable("account_stats")
       .set({ statuses_count: sql`statuses_count - 1` })

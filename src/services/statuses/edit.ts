@@ -1,10 +1,13 @@
 // Editing a status (PUT /api/v1/statuses/:id), its history and its source.
 import type { Db } from "../../db/index.ts";
+import type { EditedMedia } from "../../db/schema.ts";
 import { notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { userSettings } from "../accounts/preferences.ts";
+import { checkMedia, mediaSnapshot, setStatusMedia } from "../media/attach.ts";
+import { checkDescription, parseFocus } from "../media/upload.ts";
 import { type StatusRow, visibleStatus } from "../visibility/load.ts";
 import { checkDraft, type Draft, renderDraft, replaceMentions, replaceTags } from "./compose.ts";
 import { checkPoll, createPoll, type NewPoll } from "./polls.ts";
@@ -14,6 +17,8 @@ export interface StatusChanges extends Draft {
   sensitive?: boolean;
   /** A new poll replaces the old one, and its votes. */
   poll?: NewPoll;
+  /** New descriptions and focus points of the status's media (Mastodon's `media_attributes[]`). */
+  mediaAttributes?: { id: string; description?: string; focus?: string }[];
 }
 
 /** One's own original status (not a boost), or 404. */
@@ -23,7 +28,7 @@ export async function ownStatus(rt: Runtime, accountId: string, id: string): Pro
   return row;
 }
 
-async function recordVersion(db: Db, row: StatusRow, at: Date): Promise<void> {
+async function recordVersion(db: Db, row: StatusRow, at: Date, media: EditedMedia[]): Promise<void> {
   await db
     .insertInto("status_edits")
     .values({
@@ -35,9 +40,25 @@ async function recordVersion(db: Db, row: StatusRow, at: Date): Promise<void> {
       spoiler_text: row.spoiler_text,
       sensitive: row.sensitive,
       language: row.language,
+      media: JSON.stringify(media),
       created_at: at,
     })
     .execute();
+}
+
+/** What an edit makes of the status's media: the list named, with the descriptions and focus asked for. */
+function editedMedia(rt: Runtime, media: Awaited<ReturnType<typeof checkMedia>>, c: StatusChanges): EditedMedia[] {
+  const asked = new Map((c.mediaAttributes ?? []).map((a) => [a.id, a]));
+  return media.map((m) => {
+    const a = asked.get(m.id);
+    const description = checkDescription(rt, a?.description);
+    const focus = parseFocus(a?.focus);
+    return {
+      id: m.id,
+      description: description === undefined ? m.description : description,
+      focus: focus ?? m.meta.focus ?? null,
+    };
+  });
 }
 
 export async function editStatus(
@@ -49,6 +70,9 @@ export async function editStatus(
   const row = await ownStatus(rt, user.accountId, id);
   checkDraft(rt, c);
   const poll = c.poll ? checkPoll(rt, c.poll) : null;
+  const media = await checkMedia(rt, { accountId: user.accountId, statusId: id }, c.mediaIds);
+  const mediaBefore = await mediaSnapshot(rt.db, id);
+  const mediaAfter = editedMedia(rt, media, c);
   const settings = await userSettings(rt, user.id);
   const rendered = await renderDraft(rt, c, row.language ?? settings.default_language ?? null);
   const sensitive = c.spoilerText.trim() !== "" || (c.sensitive ?? row.sensitive);
@@ -56,7 +80,8 @@ export async function editStatus(
     rendered.content === row.content &&
     c.spoilerText === row.spoiler_text &&
     sensitive === row.sensitive &&
-    rendered.language === row.language;
+    rendered.language === row.language &&
+    JSON.stringify(mediaAfter) === JSON.stringify(mediaBefore);
   if (unchanged && !poll) return;
   const now = new Date();
   await rt.db.transaction().execute(async (trx) => {
@@ -67,7 +92,7 @@ export async function editStatus(
       .limit(1)
       .executeTakeFirst();
     // The first edit also keeps the original, so the history starts where the status did.
-    if (!earlier) await recordVersion(trx, row, row.created_at);
+    if (!earlier) await recordVersion(trx, row, row.created_at, mediaBefore);
     await trx
       .updateTable("statuses")
       .set({
@@ -89,7 +114,18 @@ export async function editStatus(
       sensitive,
       language: rendered.language,
     };
-    await recordVersion(trx, updated, now);
+    await setStatusMedia(trx, id, media, now);
+    for (const m of mediaAfter) {
+      const current = media.find((r) => r.id === m.id)!;
+      if (m.description === current.description && m.focus === (current.meta.focus ?? null)) continue;
+      const meta = { ...current.meta, ...(m.focus ? { focus: m.focus } : {}) };
+      await trx
+        .updateTable("media_attachments")
+        .set({ description: m.description, meta: JSON.stringify(meta), updated_at: now })
+        .where("id", "=", m.id)
+        .execute();
+    }
+    await recordVersion(trx, updated, now, mediaAfter);
     const newlyMentioned = await replaceMentions(
       trx,
       id,
@@ -111,6 +147,7 @@ export async function statusHistory(rt: Runtime, viewerId: string | null, id: st
   const row = await visibleStatus(rt, viewerId, id);
   const edits = await rt.db.selectFrom("status_edits").selectAll().where("status_id", "=", id).orderBy("id").execute();
   if (edits.length > 0) return { row, versions: edits };
+  const media = await mediaSnapshot(rt.db, id);
   return {
     row,
     versions: [
@@ -123,6 +160,7 @@ export async function statusHistory(rt: Runtime, viewerId: string | null, id: st
         spoiler_text: row.spoiler_text,
         sensitive: row.sensitive,
         language: row.language,
+        media,
         created_at: row.created_at,
       },
     ],

@@ -6,6 +6,7 @@ import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { userSettings } from "../accounts/preferences.ts";
+import { checkMedia, setStatusMedia } from "../media/attach.ts";
 import { visibleStatus } from "../visibility/load.ts";
 import { addMentions, addTags, checkDraft, chosenVisibility, type Draft, renderDraft } from "./compose.ts";
 import { checkPoll, createPoll, type NewPoll } from "./polls.ts";
@@ -17,6 +18,8 @@ export interface NewStatus extends Draft {
   inReplyToId?: string;
   idempotencyKey?: string;
   poll?: NewPoll;
+  /** The scheduled status being published, whose media it may attach. */
+  scheduledId?: string;
 }
 
 export interface Author {
@@ -62,6 +65,7 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
   const poll = input.poll ? checkPoll(rt, input.poll) : null;
   if (poll && input.mediaIds.length > 0)
     throw unprocessable("Validation failed: A post cannot have both media and a poll");
+  const media = await checkMedia(rt, { accountId: author.accountId, scheduledId: input.scheduledId }, input.mediaIds);
   const parent = input.inReplyToId ? await visibleStatus(rt, author.accountId, input.inReplyToId) : null;
   if (parent?.reblog_of_id) throw unprocessable("Validation failed: A boost cannot be replied to");
 
@@ -117,6 +121,7 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
     );
     await addTags(trx, id, rendered.tags, now);
     if (poll) await createPoll(rt, trx, id, author.accountId, poll);
+    await setStatusMedia(trx, id, media, now);
     await trx
       .updateTable("account_stats")
       .set({ statuses_count: sql`statuses_count + 1`, last_status_at: now })

@@ -4,6 +4,7 @@ import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { hiddenStatusIds, pageWithoutHidden } from "../filters/hidden.ts";
+import { withMedia } from "../media/rows.ts";
 import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
 import { loadStatusRows, type StatusRow, visibleRows, visibleStatus } from "../visibility/load.ts";
 import { viewerValue, visibleTo } from "../visibility/sql.ts";
@@ -94,14 +95,13 @@ export async function accountStatuses(
     .where("id", "=", accountId)
     .executeTakeFirst();
   if (!author || author.suspended_at) return empty;
-  // No media can be attached yet, so no status has any.
-  if (q.onlyMedia) return empty;
   let query = rt.db
     .selectFrom("statuses as s")
     .select("s.id")
     .where("s.account_id", "=", accountId)
     .where(visibleTo(viewerValue(viewerId), "s"));
   if (q.excludeReblogs) query = query.where("s.reblog_of_id", "is", null);
+  if (q.onlyMedia) query = query.where(withMedia("s"));
   if (q.excludeReplies) {
     // A reply in one's own thread still counts as one's own post.
     query = query.where((eb) =>

@@ -8,6 +8,8 @@ import { newId } from "../../domain/ids.ts";
 import { logger } from "../../log.ts";
 import type { Runtime } from "../../runtime.ts";
 import { userSettings } from "../accounts/preferences.ts";
+import { checkMedia, reserveMedia } from "../media/attach.ts";
+import { releaseScheduledMedia } from "../media/cleanup.ts";
 import { checkDraft, chosenVisibility } from "./compose.ts";
 import { checkPoll } from "./polls.ts";
 import { postStatus } from "./post.ts";
@@ -64,6 +66,7 @@ export async function scheduleStatus(
       hideTotals: params.poll.hide_totals,
     });
   }
+  await checkMedia(rt, { accountId }, params.media_ids);
   await checkTime(rt, accountId, at);
   const row: ScheduledStatus = { id: newId(), account_id: accountId, scheduled_at: at, params, created_at: new Date() };
   await rt.db.transaction().execute(async (trx) => {
@@ -71,6 +74,7 @@ export async function scheduleStatus(
       .insertInto("scheduled_statuses")
       .values({ ...row, params: JSON.stringify(params) })
       .execute();
+    await reserveMedia(trx, row.id, params.media_ids);
     await rt.queue.enqueue("statuses.publish_scheduled", { scheduledId: row.id }, { runAt: at }, trx);
   });
   return row;
@@ -104,7 +108,10 @@ export async function reschedule(rt: Runtime, accountId: string, id: string, at:
 
 export async function cancelScheduled(rt: Runtime, accountId: string, id: string): Promise<void> {
   await ownScheduled(rt, accountId, id);
-  await rt.db.deleteFrom("scheduled_statuses").where("id", "=", id).execute();
+  await rt.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("scheduled_statuses").where("id", "=", id).execute();
+    await releaseScheduledMedia(trx, id, new Date());
+  });
 }
 
 /** Job: publishes a scheduled status when its time has come. */
@@ -128,6 +135,7 @@ export async function publishScheduled(rt: Runtime, { scheduledId }: { scheduled
           inReplyToId: p.in_reply_to_id ?? undefined,
           // The scheduled status's own id keeps a retried job from posting twice.
           idempotencyKey: `scheduled-${row.id}`,
+          scheduledId: row.id,
           poll: p.poll
             ? {
                 options: p.poll.options,
@@ -147,5 +155,8 @@ export async function publishScheduled(rt: Runtime, { scheduledId }: { scheduled
       });
     }
   }
-  await rt.db.deleteFrom("scheduled_statuses").where("id", "=", row.id).execute();
+  await rt.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("scheduled_statuses").where("id", "=", row.id).execute();
+    await releaseScheduledMedia(trx, row.id, new Date());
+  });
 }

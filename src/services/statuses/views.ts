@@ -14,6 +14,7 @@ import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type AccountView, loadAccountViews } from "../accounts/views.ts";
 import { activeFilters } from "../filters/active.ts";
+import { loadMediaByStatus, type MediaRow } from "../media/rows.ts";
 import { viewCaches } from "../view_caches.ts";
 import { loadStatusRows, type StatusRow } from "../visibility/load.ts";
 import { type LiveState, loadLiveState, type StatusCounters } from "./live_state.ts";
@@ -42,6 +43,8 @@ export interface StatusShared {
   mentions: MentionView[];
   tags: TagRef[];
   application: ApplicationRef | null;
+  /** Its media attachments, in order. */
+  media: MediaRow[];
 }
 
 /** The viewer's relation to a status. */
@@ -131,16 +134,18 @@ async function loadSharedFromDb(rt: Runtime, ids: string[]): Promise<StatusShare
   const rows = await loadStatusRows(rt.db, ids);
   const found = [...rows.keys()];
   if (found.length === 0) return [];
-  const [mentions, tags, apps] = await Promise.all([
+  const [mentions, tags, apps, media] = await Promise.all([
     loadMentions(rt.db, found),
     loadTags(rt, found),
     loadApplications(rt.db, found),
+    loadMediaByStatus(rt.db, found),
   ]);
   return [...rows.values()].map((row) => ({
     row,
     mentions: mentions.get(row.id) ?? [],
     tags: tags.get(row.id) ?? [],
     application: apps.get(row.id) ?? null,
+    media: media.get(row.id) ?? [],
   }));
 }
 

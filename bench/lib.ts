@@ -1,0 +1,145 @@
+// What the benchmarks share: ports, waiting for a server, load with autocannon next to the bare
+// node:http baseline, starting Rookery as its own process, and throwaway PostgreSQL databases.
+import { type ChildProcess, execFileSync, fork } from "node:child_process";
+import { createServer } from "node:net";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import pg from "pg";
+
+export const CONNECTIONS = 50;
+export const DURATION = Number(process.env.BENCH_SECONDS ?? 20);
+/** A directory: the server writes a CPU profile there (`--cpu-prof`). */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+
+export const log = (line: string) => console.error(`  ${line}`);
+
+const lastCore = availableParallelism() - 1;
+
+/** Holds this process (every thread of it) to `cores` (`1`, `0-3`); false where that is not possible. */
+export function pin(cores: string): boolean {
+  if (lastCore < 1) return false;
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", cores, String(process.pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `fn` on the last core only. Only while it runs: a process started meanwhile would inherit
+ * the one core, and the server sizes its web threads by the cores it may use.
+ */
+export async function onLastCore<T>(fn: () => Promise<T>): Promise<T> {
+  const pinned = pin(String(lastCore));
+  try {
+    return await fn();
+  } finally {
+    if (pinned) pin(`0-${lastCore}`);
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Until `url` answers 2xx, asking every `everyMs` for 30 s. */
+export async function waitFor(url: string, everyMs = 100): Promise<void> {
+  for (let i = 0; i < 30_000 / everyMs; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+export interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export async function load(
+  url: string,
+  headers: Record<string, string> = {},
+  { warmUp = true, duration = DURATION } = {},
+): Promise<Load> {
+  const r = await onLastCore(async () => {
+    if (warmUp) await autocannon({ url, connections: CONNECTIONS, duration: 3, headers });
+    return autocannon({ url, connections: CONNECTIONS, duration, headers });
+  });
+  return {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.non2xx + r.errors + r.timeouts,
+  };
+}
+
+export async function baseline(): Promise<Load> {
+  const port = await freePort();
+  const child = fork(join(import.meta.dirname, "hello.ts"), { env: { ...process.env, PORT: String(port) } });
+  await new Promise((resolve) => child.once("message", resolve));
+  try {
+    return await load(`http://127.0.0.1:${port}/`);
+  } finally {
+    child.kill();
+  }
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Starts `rookery serve` with `env` as its own process, once it answers. */
+export async function startRookery(env: Record<string, string>, port: number): Promise<ChildProcess> {
+  const child = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: "inherit",
+    execArgv: PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+  });
+  await waitFor(`http://127.0.0.1:${port}/api/v2/instance`);
+  return child;
+}
+
+/** Stops a server started by startRookery (SIGTERM, as an operator would), once it has exited. */
+export async function stopRookery(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  await new Promise((r) => child.once("exit", r));
+}
+
+export async function postgresDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  const name = `rookery_bench_${Date.now()}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

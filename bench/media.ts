@@ -1,0 +1,169 @@
+// The media benchmark (`npx node bench/media.ts`): ten concurrent uploads of a 4 MB JPEG (a 12
+// megapixel photo), in rounds, each timed from request to processed answer; the home timeline
+// benchmark runs alongside, its p99 compared with the same load without uploads. Reports the
+// server's peak memory (VmHWM). SQLite by default; BENCH_DATABASE_URL for PostgreSQL.
+// The server runs as its own process (`rookery serve`), as in production.
+import { type ChildProcess, fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import sharp from "sharp";
+import { loadConfig } from "../src/config.ts";
+import { configureLogging } from "../src/log.ts";
+import { createRuntime } from "../src/runtime.ts";
+import { seed } from "./seed.ts";
+
+const CONCURRENT = 10;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const TIMELINE_CONNECTIONS = 10;
+
+const log = (line: string) => console.error(`  ${line}`);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** A photo-like JPEG of about 4 MB: 4000×3000 (BENCH_WIDTH×BENCH_HEIGHT) with fine grain, which compresses like detail. */
+async function photo(): Promise<{ jpeg: Buffer; width: number; height: number }> {
+  const width = Number(process.env.BENCH_WIDTH ?? 4000);
+  const height = Number(process.env.BENCH_HEIGHT ?? 3000);
+  const sigma = Number(process.env.BENCH_GRAIN ?? 18);
+  const raw = await sharp({
+    create: { width, height, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma } },
+  })
+    .raw()
+    .toBuffer();
+  const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: Number(process.env.BENCH_QUALITY ?? 85) })
+    .toBuffer();
+  return { jpeg, width, height };
+}
+
+/** The process's peak resident memory (VmHWM), in MiB. */
+function peakRss(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmHWM:"));
+  return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
+}
+
+async function upload(base: string, token: string, jpeg: Buffer): Promise<number> {
+  const form = new FormData();
+  form.append("file", new Blob([new Uint8Array(jpeg)], { type: "image/jpeg" }), "photo.jpg");
+  const started = performance.now();
+  const res = await fetch(`${base}/api/v2/media`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  const body = (await res.json()) as { url: string | null; error?: string };
+  if (res.status !== 200 || !body.url) throw new Error(`upload: ${res.status} ${JSON.stringify(body)}`);
+  return performance.now() - started;
+}
+
+async function timeline(url: string, token: string, duration: number) {
+  const r = await autocannon({
+    url,
+    connections: TIMELINE_CONNECTIONS,
+    duration,
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors };
+}
+
+async function main() {
+  await configureLogging("warn");
+  const dataDir = mkdtempSync(join(tmpdir(), "rookery-bench-media-"));
+  const port = await freePort();
+  const env = {
+    LOCAL_DOMAIN: `127.0.0.1:${port}`,
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: process.env.BENCH_DATABASE_URL ?? `sqlite:${join(dataDir, "rookery.sqlite")}`,
+    SECRET_KEY_BASE: randomBytes(32).toString("hex"),
+    LOG_LEVEL: "warn",
+    RATE_LIMITS: "off",
+  };
+  let server: ChildProcess | null = null;
+  try {
+    log("seeding…");
+    const rt = await createRuntime(loadConfig(env), { sqliteCheckpoints: false });
+    const seeded = await seed(rt, log);
+    await rt.close();
+    log("making a 4 MB JPEG…");
+    const { jpeg, width, height } = await photo();
+    const what = `${(jpeg.byteLength / 1024 / 1024).toFixed(2)} MiB ${width}×${height} JPEG`;
+    log(what);
+
+    server = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
+      env: { ...process.env, ...env },
+      stdio: "inherit",
+    });
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/api/v2/instance`)).ok) break;
+      } catch {
+        if (i > 300) throw new Error("the server did not start");
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const home = `${base}/api/v1/timelines/home?limit=20`;
+    log("home timeline alone…");
+    await timeline(home, seeded.readerToken, 3);
+    const alone = await timeline(home, seeded.readerToken, 10);
+
+    log(`${ROUNDS} rounds of ${CONCURRENT} concurrent uploads, the home timeline alongside…`);
+    await upload(base, seeded.posterToken, jpeg);
+    const times: number[] = [];
+    let finished = false;
+    const uploading = (async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const batch = Array.from({ length: CONCURRENT }, () => upload(base, seeded.posterToken, jpeg));
+        times.push(...(await Promise.all(batch)));
+      }
+    })().finally(() => {
+      finished = true;
+    });
+    // The timeline is measured in 2 s slices while the uploads last; the worst slice is reported.
+    const runs = [];
+    do runs.push(await timeline(home, seeded.readerToken, 2));
+    while (!finished);
+    await uploading;
+    const alongside = runs.reduce((worst, r) => (r.p99 > worst.p99 ? r : worst));
+    const rss = peakRss(server.pid!);
+
+    const ms = (n: number) => `${Math.round(n)} ms`;
+    console.log(`Media benchmark (${env.DATABASE_URL.startsWith("sqlite") ? "sqlite" : "postgres"})`);
+    console.log(
+      `  uploads: ${times.length} (${ROUNDS} × ${CONCURRENT} at once), ${what}: p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))}, max ${ms(Math.max(...times))}`,
+    );
+    console.log(`  home timeline alone: ${alone.rps} requests/s, p50 ${alone.p50} ms, p99 ${alone.p99} ms`);
+    console.log(
+      `  home timeline during uploads (worst 2 s slice): ${alongside.rps} requests/s, p50 ${alongside.p50} ms, p99 ${alongside.p99} ms`,
+    );
+    console.log(`  server peak RSS: ${rss} MiB`);
+  } finally {
+    if (server && server.exitCode === null) {
+      server.kill("SIGTERM");
+      await new Promise((r) => server!.once("exit", r));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,132 @@
+// Memory (`npm run bench:soak`): the server's resident memory with the default configuration, on
+// the timeline benchmark's data (200,000 statuses), on SQLite and (when reachable) PostgreSQL:
+//  1. right after start;
+//  2. after the home-timeline benchmark (50 connections for 20 s);
+//  3. each minute of a steady load for BENCH_SOAK_MINUTES (30 by default): the home timeline, the
+//     instance and the public timeline read at 300 requests/s in all, and a post a second.
+// Growth over the soak is the last minute against the first.
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { loadConfig } from "../src/config.ts";
+import { configureLogging } from "../src/log.ts";
+import { createRuntime } from "../src/runtime.ts";
+import { freePort, load, log, postgresDatabase, startRookery, stopRookery } from "./lib.ts";
+import { seed } from "./seed.ts";
+
+const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 30);
+const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://root@127.0.0.1:5432/postgres";
+
+/** Resident memory of a process (all its threads), in MB. */
+function rssMb(child: ChildProcess): number {
+  const line = readFileSync(`/proc/${child.pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
+  return Math.round(Number(line?.[1] ?? 0) / 1024);
+}
+
+interface Soak {
+  label: string;
+  started: number;
+  afterHome: number;
+  homeRps: number;
+  minutes: number[];
+}
+
+async function soak(label: string, databaseUrl: string, dataDir: string): Promise<Soak> {
+  const port = await freePort();
+  const env = {
+    LOCAL_DOMAIN: `127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    SECRET_KEY_BASE: randomBytes(32).toString("hex"),
+    LOG_LEVEL: "warn",
+    RATE_LIMITS: "off",
+  };
+  log(`${label}: seeding…`);
+  const rt = await createRuntime(loadConfig(env), { sqliteCheckpoints: false });
+  const seeded = await seed(rt);
+  await rt.close();
+  let server: ChildProcess | null = null;
+  try {
+    server = await startRookery(env, port);
+    await new Promise((r) => setTimeout(r, 2000));
+    const started = rssMb(server);
+    const base = `http://127.0.0.1:${port}`;
+    const reader = { authorization: `Bearer ${seeded.readerToken}` };
+    const home = await load(`${base}/api/v1/timelines/home?limit=20`, reader);
+    const afterHome = rssMb(server);
+    log(`${label}: ${started} MB after start, ${afterHome} MB after the home timeline (${home.rps} requests/s)`);
+
+    const minutes: number[] = [];
+    const steady = autocannon({
+      url: base,
+      connections: 10,
+      overallRate: 300,
+      duration: MINUTES * 60,
+      requests: [
+        { method: "GET", path: "/api/v1/timelines/home?limit=20", headers: reader },
+        { method: "GET", path: "/api/v1/timelines/public?local=true&limit=20" },
+        { method: "GET", path: "/api/v1/instance" },
+      ],
+    });
+    let posted = 0;
+    const poster = setInterval(() => {
+      posted++;
+      void fetch(`${base}/api/v1/statuses`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${seeded.posterToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ status: `Soak post ${posted}` }),
+      }).catch(() => {});
+    }, 1000);
+    const sampler = setInterval(() => {
+      minutes.push(rssMb(server!));
+      log(`${label}: minute ${minutes.length}: ${minutes.at(-1)} MB`);
+    }, 60_000);
+    const result = await steady;
+    clearInterval(poster);
+    clearInterval(sampler);
+    if (result.non2xx + result.errors > 0) log(`${label}: ${result.non2xx + result.errors} failed requests`);
+    return { label, started, afterHome, homeRps: home.rps, minutes };
+  } finally {
+    await stopRookery(server);
+  }
+}
+
+await configureLogging("silent");
+const results: Soak[] = [];
+if (process.env.BENCH_ONLY !== "postgres") {
+  const dir = mkdtempSync(join(tmpdir(), "rookery-soak-"));
+  try {
+    results.push(await soak("SQLite", `sqlite:${join(dir, "bench.sqlite")}`, dir));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+if (process.env.BENCH_ONLY !== "sqlite") {
+  const db = await postgresDatabase(PG_ADMIN);
+  const dir = mkdtempSync(join(tmpdir(), "rookery-soak-"));
+  try {
+    if (db) results.push(await soak("PostgreSQL", db.url, dir));
+    else log(`PostgreSQL not reachable at ${PG_ADMIN}: skipped`);
+  } finally {
+    await db?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+console.log(
+  [
+    `Resident memory, default configuration, MB (steady load for ${MINUTES} min)`,
+    "",
+    "| database | after start | after the home benchmark (req/s) | first minute | last minute | highest | growth |",
+    "|---|---|---|---|---|---|---|",
+    ...results.map((r) => {
+      const first = r.minutes[0] ?? 0;
+      const last = r.minutes.at(-1) ?? 0;
+      return `| ${r.label} | ${r.started} | ${r.afterHome} (${r.homeRps}) | ${first} | ${last} | ${Math.max(...r.minutes)} | ${last - first} |`;
+    }),
+    "",
+    ...results.map((r) => `${r.label}, each minute: ${r.minutes.join(", ")}`),
+  ].join("\n"),
+);

@@ -1,0 +1,53 @@
+// The answers served as prepared bytes (src/http/prepared.ts), by path. Each is cached with the
+// instance documents, so whatever changes those (rules, texts, domain blocks, a minute passing)
+// makes it anew.
+import type { Ctx } from "../http/hono.ts";
+import { matches, type PreparedBuilder, prepare } from "../http/prepared.ts";
+import { instanceV1Entity, instanceV2Entity } from "../serializers/instance.ts";
+import { instanceCached } from "../services/instance/cached.ts";
+import { instanceFacts } from "../services/instance/instance.ts";
+import { NODEINFO_PROFILE, nodeInfo } from "../services/instance/nodeinfo.ts";
+
+// Mastodon's: `expires_in 5.minutes, public: true, stale_while_revalidate: 60, stale_if_error: 1.day`
+// for the instance, `expires_in 30.minutes, public: true` for NodeInfo.
+const INSTANCE_CACHE = "max-age=300, public, stale-while-revalidate=60, stale-if-error=86400";
+const NODEINFO_CACHE = "max-age=1800, public";
+
+export const preparedRoutes: ReadonlyMap<string, PreparedBuilder> = new Map<string, PreparedBuilder>([
+  [
+    "/api/v1/instance",
+    (rt) =>
+      instanceCached(rt, "v1", async () =>
+        prepare(await instanceV1Entity(rt, await instanceFacts(rt)), INSTANCE_CACHE),
+      ),
+  ],
+  [
+    "/api/v2/instance",
+    (rt) =>
+      instanceCached(rt, "v2", async () =>
+        prepare(await instanceV2Entity(rt, await instanceFacts(rt)), INSTANCE_CACHE),
+      ),
+  ],
+  ...(["2.0", "2.1"] as const).map(
+    (version) =>
+      [
+        `/nodeinfo/${version}`,
+        (rt) =>
+          instanceCached(rt, `nodeinfo:${version}`, async () =>
+            prepare(
+              await nodeInfo(rt, version),
+              NODEINFO_CACHE,
+              `application/json; profile="${NODEINFO_PROFILE(version)}#"`,
+            ),
+          ),
+      ] as [string, PreparedBuilder],
+  ),
+]);
+
+/** The router's answer for a prepared path (a request the fast path let through): the same bytes. */
+export async function preparedResponse(c: Ctx, path: string): Promise<Response> {
+  const prepared = await preparedRoutes.get(path)!(c.var.rt);
+  const fresh = matches(c.req.header("if-none-match"), prepared.etag);
+  for (const [name, value] of Object.entries(fresh ? prepared.headers : prepared.full)) c.header(name, value);
+  return fresh ? c.body(null, 304) : c.body(new Uint8Array(prepared.body));
+}

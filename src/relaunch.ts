@@ -1,0 +1,29 @@
+// A server process sets its main thread's heap limits by starting itself again with them, in
+// place (execve: same process id, nothing left behind), before it loads or opens anything. Limits
+// given by the operator (NODE_OPTIONS or node's own flags) are left as they are. MALLOC_ARENA_MAX
+// keeps glibc from giving every thread its own 64 MB arenas of native memory.
+import { ConfigError, loadConfig, loadDotEnv } from "./config.ts";
+import { heapLimits, SEMI_SPACE_MB } from "./memory.ts";
+
+const SERVER_COMMANDS = new Set(["serve", "web", "worker"]);
+
+export function relaunchWithinLimits(command: string): void {
+  if (!SERVER_COMMANDS.has(command) || typeof process.execve !== "function") return;
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ");
+  if (process.env.ROOKERY_HEAP_LIMITS || /max-old-space-size|max-semi-space-size/.test(given)) return;
+  loadDotEnv();
+  let memory: ReturnType<typeof loadConfig>["memory"];
+  try {
+    memory = loadConfig().memory;
+  } catch (error) {
+    // The command itself reports a configuration error.
+    if (error instanceof ConfigError) return;
+    throw error;
+  }
+  const flags = [`--max-old-space-size=${heapLimits(memory).mainOldMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`];
+  process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], {
+    ...process.env,
+    ROOKERY_HEAP_LIMITS: "1",
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
+  });
+}
