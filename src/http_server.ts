@@ -27,16 +27,14 @@ export function requestListener(
 /**
  * An HTTP server answering with requestListener, whose WebSocket upgrades go through the app like
  * any request (auth, then /api/v1/streaming); ws only speaks the protocol. Compression is off: it
- * costs each idle socket tens of kilobytes.
+ * costs each idle socket tens of kilobytes. The Node adaptor wires upgrades only on a server of its
+ * own making: its upgrade handler is taken from one (never listening) and put on ours.
  */
 export function createHttpServer(rt: () => Runtime, app: () => ReturnType<typeof createApp>): Server {
+  const server = createServer(requestListener(rt, app));
   const websocket = { server: new WebSocketServer({ noServer: true, perMessageDeflate: false }) };
-  // The adaptor wires the upgrades; the requests go to requestListener rather than to its own listener.
-  const server = createAdaptorServer({
-    fetch: (req, env) => app().fetch(req, env),
-    websocket,
-    createServer: ((options: object) => createServer(options, requestListener(rt, app))) as typeof createServer,
-  }) as Server;
+  const adaptor = createAdaptorServer({ fetch: (req, env) => app().fetch(req, env), websocket });
+  for (const upgrade of adaptor.listeners("upgrade")) server.on("upgrade", upgrade as () => void);
   beforeClose.set(server, () => closeStreams(rt()));
   return server;
 }
