@@ -1,11 +1,16 @@
 // The HTTP listener of a thread: Hono's app on Node's http server, and its graceful close.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { getRequestListener } from "@hono/node-server";
+import { createAdaptorServer, getRequestListener } from "@hono/node-server";
+import { WebSocketServer } from "ws";
 import { preparedRoutes } from "./api/prepared_routes.ts";
 import { createApp } from "./app.ts";
 import { preparedListener } from "./http/prepared.ts";
 import type { Runtime } from "./runtime.ts";
+import { closeStreams } from "./streaming/hub.ts";
+
+/** What to end before a server closes: its open streams, which would otherwise hold it open. */
+const beforeClose = new WeakMap<Server, () => void>();
 
 /** What answers a thread's requests: prepared answers first, then the app. */
 export function requestListener(
@@ -19,6 +24,21 @@ export function requestListener(
   );
 }
 
+/**
+ * An HTTP server answering with requestListener, whose WebSocket upgrades go through the app like
+ * any request (auth, then /api/v1/streaming); ws only speaks the protocol. Compression is off: it
+ * costs each idle socket tens of kilobytes. The Node adaptor wires upgrades only on a server of its
+ * own making: its upgrade handler is taken from one (never listening) and put on ours.
+ */
+export function createHttpServer(rt: () => Runtime, app: () => ReturnType<typeof createApp>): Server {
+  const server = createServer(requestListener(rt, app));
+  const websocket = { server: new WebSocketServer({ noServer: true, perMessageDeflate: false }) };
+  const adaptor = createAdaptorServer({ fetch: (req, env) => app().fetch(req, env), websocket });
+  for (const upgrade of adaptor.listeners("upgrade")) server.on("upgrade", upgrade as () => void);
+  beforeClose.set(server, () => closeStreams(rt()));
+  return server;
+}
+
 /** Listens on `port` (0: any). `shared`: other threads listen on the same port (SO_REUSEPORT). */
 export async function listenHttp(
   rt: Runtime,
@@ -26,11 +46,9 @@ export async function listenHttp(
   shared: boolean,
 ): Promise<{ server: Server; port: number }> {
   const app = createApp(rt);
-  const server = createServer(
-    requestListener(
-      () => rt,
-      () => app,
-    ),
+  const server = createHttpServer(
+    () => rt,
+    () => app,
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -41,6 +59,7 @@ export async function listenHttp(
 
 /** Stops listening; idle keep-alive connections close now, requests under way get 10 s to finish. */
 export async function closeHttp(server: Server): Promise<void> {
+  beforeClose.get(server)?.();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const force = setTimeout(() => server.closeAllConnections(), 10_000);

@@ -47,7 +47,7 @@ test("v2 instance: a Mastodon Instance with our limits, works without a token", 
   assert.equal(i.configuration.polls.max_options, 4);
   assert.equal(i.configuration.accounts.max_pinned_statuses, 5);
   assert.equal(i.configuration.accounts.max_note_length, 500);
-  assert.equal(i.configuration.urls.streaming, null);
+  assert.equal(i.configuration.urls.streaming, server.url.replace(/^http/, "ws"));
   assert.match(i.configuration.vapid.public_key, /^B[\w-]{86}$/);
   assert.deepEqual(i.registrations, {
     enabled: true,

@@ -211,6 +211,10 @@ const cases: Record<JobType, () => Promise<void>> = {
     assert.equal(res.status, 200, res.text);
     await postAs(writer, { status: `@${fan.username} pushed` });
   },
+  async "notifications.stream"() {
+    // Every notification is told to its recipient's streams by this job.
+    await postAs(writer, { status: `@${booster.username} streamed` });
+  },
   async "media.cleanup"() {
     // The worker schedules the first cleanup when it starts; this one is off.
     await server.rt.queue.enqueue("media.cleanup", {});

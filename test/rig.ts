@@ -3,7 +3,6 @@
 // points at PostgreSQL, every server gets its own schema there, dropped on close.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,13 +10,14 @@ import pg from "pg";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import type { Role } from "../src/db/schema.ts";
-import { requestListener } from "../src/http_server.ts";
+import { createHttpServer } from "../src/http_server.ts";
 import { startWorker } from "../src/jobs/worker.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";
 import { createLocalUser } from "../src/services/accounts/accounts.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
+import { closeStreams } from "../src/streaming/hub.ts";
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
 export const dialectUnderTest = TEST_DATABASE_URL ? "postgres" : "sqlite";
@@ -94,11 +94,9 @@ const RAISED_RATE_LIMITS = Object.fromEntries(
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   if (!process.env.TEST_LOG) await configureLogging("silent");
   let app: ReturnType<typeof createApp> | null = null;
-  const http = createServer(
-    requestListener(
-      () => rt,
-      () => app!,
-    ),
+  const http = createHttpServer(
+    () => rt,
+    () => app!,
   );
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
   const port = (http.address() as AddressInfo).port;
@@ -198,12 +196,14 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     },
     settle: () => rt.queue.idle(),
     async restart() {
+      closeStreams(rt);
       await rt.close();
       rt = await createRuntime(config, { schema, poolSize: 4, migrate: false });
       app = createApp(rt);
       if (options.worker !== false) await startWorker(rt);
     },
     async close() {
+      closeStreams(rt);
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
         http.closeAllConnections();

@@ -38,6 +38,7 @@ import { scheduledStatuses } from "./v1/scheduled_statuses.ts";
 import { statusActions } from "./v1/status_actions.ts";
 import { statuses } from "./v1/statuses.ts";
 import { suggestionsApi } from "./v1/suggestions.ts";
+import { streamingApi } from "./v1/streaming.ts";
 import { tags } from "./v1/tags.ts";
 import { timelines } from "./v1/timelines.ts";
 import { trends } from "./v1/trends.ts";
@@ -97,4 +98,5 @@ export const routers: Hono<AppEnv>[] = [
   customEmojis,
   announcements,
   trends,
+  streamingApi,
 ];

@@ -1,5 +1,6 @@
 // The Instance entities (v2 and the older v1) and the smaller documents about the server.
 
+import type { Config } from "../config.ts";
 import { domainDigest, obfuscateDomain } from "../domain/domain_names.ts";
 import { markdownToHtml } from "../domain/text/markdown.ts";
 import { findFfmpeg } from "../media/ffmpeg.ts";
@@ -70,8 +71,7 @@ export async function instanceV2Entity(rt: Runtime, facts: InstanceFacts) {
     languages: config.site.languages,
     configuration: {
       urls: {
-        // Streaming is not offered yet: apps then refresh by polling.
-        streaming: null,
+        streaming: streamingUrl(config),
         status: null,
         about: `${o}/about`,
         privacy_policy: `${o}/privacy-policy`,
@@ -109,8 +109,7 @@ export async function instanceV1Entity(rt: Runtime, facts: InstanceFacts) {
     description: config.site.description,
     email: config.site.contactEmail,
     version: VERSION_STRING,
-    // v1 requires a streaming address: where streaming is served once it is.
-    urls: { streaming_api: config.streamingUrl ?? config.origin.replace(/^http/, "ws") },
+    urls: { streaming_api: streamingUrl(config) },
     stats: { user_count: s.users, status_count: s.statuses, domain_count: s.domains },
     thumbnail: `${config.origin}/thumbnail.png`,
     languages: config.site.languages,
@@ -141,4 +140,9 @@ export function renderTerms(versions: TermsVersion[], v: TermsVersion) {
     content: markdownToHtml(v.text),
     succeeded_by: next?.effective_date ?? null,
   };
+}
+
+/** Where clients open streams: STREAMING_URL, or this origin as ws(s)://. */
+function streamingUrl(config: Config): string {
+  return config.streamingUrl ?? config.origin.replace(/^http/, "ws");
 }

@@ -79,7 +79,11 @@ export function memoryBus(namespace: string): Bus {
   };
 }
 
-/** One publishing and one subscribing connection; a Redis channel is subscribed while anyone here listens. */
+/**
+ * One publishing and one subscribing connection; a Redis channel is subscribed while anyone here
+ * listens. When Redis goes away, both reconnect on their own (the subscriber subscribes again) and
+ * what is published meanwhile is lost with a warning: requests never fail for want of the bus.
+ */
 export function redisBus(url: string, namespace: string): Bus {
   const { Redis } = ioredis();
   // While Redis is away, publishing fails at once (the change is committed; only its live update is
@@ -88,8 +92,21 @@ export function redisBus(url: string, namespace: string): Bus {
   const sub = new Redis(url, { lazyConnect: false });
   const listeners = new Listeners();
   const prefix = `${namespace}:`;
-  for (const conn of [pub, sub]) {
-    conn.on("error", (error) => logger("bus").warn("Redis: {error}", { error: String(error) }));
+  const log = logger("bus");
+  for (const [role, conn] of [
+    ["publisher", pub],
+    ["subscriber", sub],
+  ] as const) {
+    let lost = false;
+    conn.on("error", (error) => log.warn("Redis {role}: {error}", { role, error: String(error) }));
+    conn.on("close", () => {
+      if (!lost) log.warn("Redis {role}: connection lost, reconnecting", { role });
+      lost = true;
+    });
+    conn.on("ready", () => {
+      if (lost) log.info("Redis {role}: reconnected", { role });
+      lost = false;
+    });
   }
   sub.on("message", (channel: string, message: string) => {
     listeners.deliver(channel.slice(prefix.length), message);
@@ -99,7 +116,7 @@ export function redisBus(url: string, namespace: string): Bus {
       try {
         await pub.publish(prefix + channel, message);
       } catch (error) {
-        logger("bus").warn("Not published on {channel}: {error}", { channel, error: String(error) });
+        log.warn("Redis: {channel} not published: {error}", { channel, error: String(error) });
       }
     },
     subscribe(channel, handler) {

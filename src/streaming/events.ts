@@ -11,6 +11,22 @@ export interface BusEvents {
   "account.changed": { id: string };
   /** An account's filters, keywords or filtered statuses changed. */
   "filters.changed": { accountId: string };
+  /** A status entered these home (feed id = owner's account id) and list feeds. */
+  "feed.inserted": { statusId: string; feeds: string[] };
+  /** A status left these feeds (deleted, or a boost withdrawn). */
+  "feed.removed": { statusId: string; feeds: string[] };
+  /** A status reached the timelines it belongs to (the public and hashtag ones, if it is public). */
+  "statuses.published": { id: string };
+  /** A status was edited. */
+  "statuses.edited": { id: string };
+  /** Statuses were deleted; `public`: they were on the public timelines. */
+  "statuses.deleted": { ids: string[]; public: boolean };
+  /** A notification was recorded (and not filtered) for the account. */
+  "notification.created": { accountId: string; id: string };
+  /** A direct status joined the conversations of these accounts. */
+  "conversation.updated": { statusId: string; accountIds: string[] };
+  /** Accepted notification requests finished merging into the account's notifications. */
+  "notifications.merged": { accountId: string };
 }
 
 export type BusEvent = keyof BusEvents;
@@ -41,4 +57,12 @@ export function onEvent<E extends BusEvent>(rt: Runtime, event: E, listener: Lis
 export async function publishEvent<E extends BusEvent>(rt: Runtime, event: E, payload: BusEvents[E]): Promise<void> {
   for (const listener of local.get(rt)?.get(event) ?? []) (listener as Listener<E>)(payload);
   await rt.bus.publish(CHANNEL + event, JSON.stringify(payload));
+}
+
+/**
+ * Listens to `event` through the bus alone: every process hears each event once, its own included
+ * (after the publisher's turn). For listeners that act once per event, such as open streams.
+ */
+export function onBusEvent<E extends BusEvent>(rt: Runtime, event: E, listener: Listener<E>): () => void {
+  return rt.bus.subscribe(CHANNEL + event, (message) => listener(JSON.parse(message) as BusEvents[E]));
 }

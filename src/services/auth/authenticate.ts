@@ -52,6 +52,11 @@ export async function invalidateAuth(rt: Runtime): Promise<void> {
   await rt.bus.publish(INVALIDATE, "");
 }
 
+/** Calls `listener` whenever tokens may have been revoked or users changed, in any process. */
+export function onAuthInvalidated(rt: Runtime, listener: () => void): () => void {
+  return rt.bus.subscribe(INVALIDATE, listener);
+}
+
 export async function authenticate(rt: Runtime, token: string): Promise<Auth | null> {
   // The cache is keyed by the token itself, which this process holds anyway while serving it, so
   // that a hit costs no hashing.

@@ -1,9 +1,11 @@
 // Filling feeds when a status is posted, as a job: the author's own feed, the home feeds of local
 // followers (in chunks, so that a post to 10,000 followers never holds the database for long), the
-// lists the author is in, and the people following its hashtags.
+// lists the author is in, and the people following its hashtags. Each step tells the bus which
+// feeds took the status (`feed.inserted`), so that open streams show exactly what the feeds hold.
 import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
 import type { Runtime } from "../../runtime.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { homeRule, listRule, notAlreadyBoosted, tagFollowerRule } from "./rules.ts";
 
 declare module "../../jobs/queue.ts" {
@@ -33,13 +35,13 @@ async function loadStatus(db: Db, id: string) {
     .executeTakeFirst();
 }
 
-/** Adds one entry to a feed, if it is not there already. */
+/** Adds one entry to a feed, if it is not there already; returns the feed if it took it. */
 async function addEntry(
   db: Db,
   feedId: string,
   s: { id: string; account_id: string; reblog_of_id: string | null; orig_account_id: string | null },
-): Promise<void> {
-  await db
+): Promise<string[]> {
+  const added = await db
     .insertInto("feed_entries")
     .values({
       feed_id: feedId,
@@ -49,16 +51,27 @@ async function addEntry(
       reblog_author_id: s.orig_account_id,
     })
     .onConflict((oc) => oc.columns(["feed_id", "status_id"]).doNothing())
+    .returning("feed_id")
     .execute();
+  return added.map((r) => r.feed_id);
 }
+
+/** Tells open streams that these feeds took the status. */
+async function inserted(rt: Runtime, statusId: string, feeds: string[]): Promise<void> {
+  if (feeds.length > 0) await publishEvent(rt, "feed.inserted", { statusId, feeds });
+}
+
+type Added = { feed_id: string };
 
 export async function fanOut(rt: Runtime, { statusId, after }: { statusId: string; after?: string }): Promise<void> {
   const db = rt.db;
   const status = await loadStatus(db, statusId);
   if (!status || status.deleted_at) return;
 
+  // The feeds that took the status in this step, told in one event with the first chunk of followers.
+  let first: string[] = [];
   if (after === undefined) {
-    await addEntry(db, status.account_id, status);
+    const own = await addEntry(db, status.account_id, status);
     if (status.visibility === "direct") {
       // A direct message goes to the feeds of the local people it mentions.
       const mentioned = await db
@@ -67,11 +80,11 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
         .select("m.account_id")
         .where("m.status_id", "=", statusId)
         .execute();
-      for (const m of mentioned) await addEntry(db, m.account_id, status);
+      for (const m of mentioned) own.push(...(await addEntry(db, m.account_id, status)));
+      await inserted(rt, statusId, own);
       return;
     }
-    await fanOutToLists(rt, statusId);
-    if (status.visibility === "public" && !status.reblog_of_id) await fanOutToTagFollowers(rt, statusId);
+    first = [...own, ...(await fanOutToLists(rt, statusId))];
   } else if (status.visibility === "direct") {
     return;
   }
@@ -87,7 +100,7 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
     .limit(1)
     .offset(FANOUT_CHUNK - 1)
     .executeTakeFirst();
-  await sql`
+  const added = await sql<Added>`
     insert into feed_entries ${ENTRY_COLUMNS}
     select f.account_id, s.id, s.account_id, s.reblog_of_id, orig.account_id
     from statuses s
@@ -97,12 +110,20 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
     where s.id = ${statusId} and f.id > ${cursor} ${edge ? sql`and f.id <= ${edge.id}` : sql``}
       and ${homeRule(rt.dialect, sql.ref("f.account_id"))}
       and ${notAlreadyBoosted(sql.ref("f.account_id"))}
-    on conflict do nothing`.execute(db);
+    on conflict do nothing
+    returning feed_id`.execute(db);
+  await inserted(rt, statusId, [...first, ...added.rows.map((r) => r.feed_id)]);
+  if (after === undefined) {
+    // After the followers' feeds, whose streams wait for the post most.
+    await publishEvent(rt, "statuses.published", { id: statusId });
+    if (status.visibility === "public" && !status.reblog_of_id)
+      await inserted(rt, statusId, await fanOutToTagFollowers(rt, statusId));
+  }
   if (edge) await rt.queue.enqueue("feeds.fanout", { statusId, after: edge.id }, { unique: true });
 }
 
-async function fanOutToLists(rt: Runtime, statusId: string): Promise<void> {
-  await sql`
+async function fanOutToLists(rt: Runtime, statusId: string): Promise<string[]> {
+  const added = await sql<Added>`
     insert into feed_entries ${ENTRY_COLUMNS}
     select l.id, s.id, s.account_id, s.reblog_of_id, orig.account_id
     from statuses s
@@ -112,11 +133,13 @@ async function fanOutToLists(rt: Runtime, statusId: string): Promise<void> {
     where s.id = ${statusId}
       and ${listRule(sql.ref("l.account_id"), sql.ref("l.id"))}
       and ${notAlreadyBoosted(sql.ref("l.id"))}
-    on conflict do nothing`.execute(rt.db);
+    on conflict do nothing
+    returning feed_id`.execute(rt.db);
+  return added.rows.map((r) => r.feed_id);
 }
 
-async function fanOutToTagFollowers(rt: Runtime, statusId: string): Promise<void> {
-  await sql`
+async function fanOutToTagFollowers(rt: Runtime, statusId: string): Promise<string[]> {
+  const added = await sql<Added>`
     insert into feed_entries ${ENTRY_COLUMNS}
     select distinct tf.account_id, s.id, s.account_id, s.reblog_of_id, orig.account_id
     from statuses s
@@ -125,5 +148,7 @@ async function fanOutToTagFollowers(rt: Runtime, statusId: string): Promise<void
     left join statuses orig on orig.id = s.reblog_of_id
     where s.id = ${statusId} and tf.account_id <> s.account_id
       and ${tagFollowerRule(sql.ref("tf.account_id"))}
-    on conflict do nothing`.execute(rt.db);
+    on conflict do nothing
+    returning feed_id`.execute(rt.db);
+  return added.rows.map((r) => r.feed_id);
 }

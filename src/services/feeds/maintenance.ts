@@ -4,6 +4,7 @@ import type { Db } from "../../db/index.ts";
 import type { JobContext } from "../../jobs/queue.ts";
 import { logger } from "../../log.ts";
 import type { Runtime } from "../../runtime.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { visibleTo } from "../visibility/sql.ts";
 import { homeRule, listRule } from "./rules.ts";
 
@@ -139,7 +140,16 @@ export async function unmergeAuthor(
 
 export async function removeStatuses(rt: Runtime, { statusIds }: { statusIds: string[] }): Promise<void> {
   if (statusIds.length === 0) return;
-  await rt.db.deleteFrom("feed_entries").where("status_id", "in", statusIds).execute();
+  const removed = await rt.db
+    .deleteFrom("feed_entries")
+    .where("status_id", "in", statusIds)
+    .returning(["feed_id", "status_id"])
+    .execute();
+  // Open streams of these feeds drop the statuses too.
+  for (const statusId of statusIds) {
+    const feeds = removed.filter((r) => r.status_id === statusId).map((r) => r.feed_id);
+    if (feeds.length > 0) await publishEvent(rt, "feed.removed", { statusId, feeds });
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 // Reading timelines: home and list feeds from their materialised entries (querying statuses past a
 // trimmed feed's horizon), and the public and hashtag timelines straight from statuses.
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import { cutPage, type Page, type PageResult, pagePlan, paginate } from "../../db/paginate.ts";
 import { notFound } from "../../domain/errors.ts";
 import { normalizeHashtag } from "../../domain/text/index.ts";
@@ -84,12 +84,13 @@ export interface PublicQuery {
   onlyMedia: boolean;
 }
 
+type Viewer = RawBuilder<unknown> | null;
+
 /**
  * Statuses of the public timelines: public originals the viewer may see, leaving out silenced
- * authors and those the viewer mutes.
+ * authors and those the viewer mutes. `viewer` is an expression (see visibility/sql.ts).
  */
-function publicStatuses(rt: Runtime, viewerId: string | null, q: PublicQuery) {
-  const viewer = viewerValue(viewerId);
+function publicStatuses(rt: Runtime, viewer: Viewer, q: PublicQuery) {
   let query = rt.db
     .selectFrom("statuses as s")
     .innerJoin("accounts as a", "a.id", "s.account_id")
@@ -105,17 +106,20 @@ function publicStatuses(rt: Runtime, viewerId: string | null, q: PublicQuery) {
   return query;
 }
 
+/** The public timeline's statuses: replies to others stay in their threads. */
+function publicTimelineStatuses(rt: Runtime, viewer: Viewer, q: PublicQuery) {
+  return publicStatuses(rt, viewer, q).where((eb) =>
+    eb.or([eb("s.in_reply_to_id", "is", null), eb("s.in_reply_to_account_id", "=", eb.ref("s.account_id"))]),
+  );
+}
+
 export async function publicTimeline(
   rt: Runtime,
   viewerId: string | null,
   q: PublicQuery,
   page: Page,
 ): Promise<PageResult<string>> {
-  // Replies to others stay in their threads.
-  const query = publicStatuses(rt, viewerId, q).where((eb) =>
-    eb.or([eb("s.in_reply_to_id", "is", null), eb("s.in_reply_to_account_id", "=", eb.ref("s.account_id"))]),
-  );
-  return publicPage(rt, viewerId, query, page);
+  return publicPage(rt, viewerId, publicTimelineStatuses(rt, viewerValue(viewerId), q), page);
 }
 
 /** A page of a public timeline's query, without what the viewer's `hide` filters leave out. */
@@ -139,24 +143,61 @@ export interface TagQuery extends PublicQuery {
   none: string[];
 }
 
+const tagKey = (names: string[]) => [...new Set(names.map(normalizeHashtag).filter(Boolean))];
+
 export async function tagTimeline(
   rt: Runtime,
   viewerId: string | null,
   q: TagQuery,
   page: Page,
 ): Promise<PageResult<string>> {
-  const key = (names: string[]) => [...new Set(names.map(normalizeHashtag).filter(Boolean))];
+  if (tagKey([q.tag, ...q.any]).length === 0) throw notFound();
+  return publicPage(rt, viewerId, tagStatuses(rt, viewerValue(viewerId), q), page);
+}
+
+function tagStatuses(rt: Runtime, viewer: Viewer, q: TagQuery) {
+  const key = tagKey;
   const anyOf = key([q.tag, ...q.any]);
-  if (anyOf.length === 0) throw notFound();
   const tagged = (names: string[]) =>
     rt.db
       .selectFrom("status_tags as st")
       .innerJoin("tags as t", "t.id", "st.tag_id")
       .select("st.status_id")
       .where("t.name", "in", names);
-  let query = publicStatuses(rt, viewerId, q).where("s.id", "in", tagged(anyOf));
+  let query = publicStatuses(rt, viewer, q).where("s.id", "in", tagged(anyOf));
   for (const name of key(q.all)) query = query.where("s.id", "in", tagged([name]));
   const none = key(q.none);
   if (none.length > 0) query = query.where("s.id", "not in", tagged(none));
-  return publicPage(rt, viewerId, query, page);
+  return query;
+}
+
+/**
+ * Of these viewers (null: a reader without an account), those whose public timeline `q` (or, with
+ * `tag`, that hashtag's timeline) holds status `id`: what the streams of those timelines check, by
+ * the timelines' own query, for all viewers at once. `hide` filters are the caller's to apply.
+ */
+export async function publicTimelineReaders(
+  rt: Runtime,
+  id: string,
+  viewers: (string | null)[],
+  q: PublicQuery,
+  tag: string | null,
+): Promise<Set<string | null>> {
+  const query = (viewer: Viewer) =>
+    (tag === null
+      ? publicTimelineStatuses(rt, viewer, q)
+      : tagStatuses(rt, viewer, { ...q, tag, any: [], all: [], none: [] })
+    ).where("s.id", "=", id);
+  const readers = new Set<string | null>();
+  if (viewers.includes(null) && (await query(null).executeTakeFirst())) readers.add(null);
+  const ids = viewers.filter((v): v is string => v !== null);
+  if (ids.length === 0) return readers;
+  const rows = await rt.db
+    .selectFrom("accounts as reader")
+    .select("reader.id")
+    .where("reader.id", "in", ids)
+    .where(({ exists }) => exists(query(sql.ref("reader.id"))))
+    .execute();
+  for (const r of rows) readers.add(r.id);
+  return readers;
 }

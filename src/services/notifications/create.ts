@@ -9,10 +9,18 @@ import type { NotificationType, Role } from "../../db/schema.ts";
 import { idFloor, idTime, newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { enqueuePush } from "../push/delivery.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { policyVerdict } from "./policy.ts";
 import { recordFilteredNotification } from "./requests.ts";
 
 export type { NotificationType } from "../../db/schema.ts";
+
+declare module "../../jobs/queue.ts" {
+  interface JobPayloads {
+    /** Tells the recipient's open streams of a notification, once its transaction has committed. */
+    "notifications.stream": { accountId: string; id: string };
+  }
+}
 
 export interface NewNotification {
   recipientId: string;
@@ -94,7 +102,10 @@ export async function notify(rt: Runtime, db: Db, input: NewNotification): Promi
     })
     .execute();
   if (filtered) await recordFilteredNotification(db, { recipientId, fromAccountId, statusId, at: now });
-  else await enqueuePush(rt, db, recipientId, id);
+  else {
+    await enqueuePush(rt, db, recipientId, id);
+    await rt.queue.enqueue("notifications.stream", { accountId: recipientId, id }, {}, db);
+  }
   return id;
 }
 
@@ -249,4 +260,9 @@ export async function withdrawNotifications(
     .where("from_account_id", "=", input.fromAccountId)
     .where("type", "in", input.types)
     .execute();
+}
+
+/** Job: see "notifications.stream". */
+export async function streamNotification(rt: Runtime, n: { accountId: string; id: string }): Promise<void> {
+  await publishEvent(rt, "notification.created", n);
 }

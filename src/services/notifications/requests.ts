@@ -7,6 +7,7 @@ import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { notFound } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { addToConversation } from "../statuses/conversations.ts";
 
 export interface NotificationRequestRow {
@@ -96,7 +97,7 @@ async function sendersOf(db: Db, accountId: string, ids: string[]): Promise<stri
 
 /** Accepts requests: their notifications are no longer filtered, nor will the senders' next ones be. */
 export async function acceptRequests(rt: Runtime, accountId: string, ids: string[]): Promise<number> {
-  return rt.db.transaction().execute(async (trx) => {
+  const accepted = await rt.db.transaction().execute(async (trx) => {
     const senders = await sendersOf(trx, accountId, ids);
     if (senders.length === 0) return 0;
     const now = new Date();
@@ -134,6 +135,8 @@ export async function acceptRequests(rt: Runtime, accountId: string, ids: string
     await removeRequests(trx, accountId, senders);
     return senders.length;
   });
+  if (accepted > 0) await publishEvent(rt, "notifications.merged", { accountId });
+  return accepted;
 }
 
 /** Dismisses requests, and the notifications they held with them. */

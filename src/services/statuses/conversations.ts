@@ -128,12 +128,20 @@ export async function deliverToRecipients(db: Db, status: DirectStatus, recipien
  * whose last status the caller may see now.
  */
 export function listConversations(rt: Runtime, accountId: string, page: Page): Promise<PageResult<ConversationRow>> {
-  const query = rt.db
+  return paginate(shownConversations(rt, accountId), "last_status_id", page, (row) => row.last_status_id);
+}
+
+function shownConversations(rt: Runtime, accountId: string) {
+  return rt.db
     .selectFrom("account_conversations")
     .select(["id", "participants", "last_status_id", "unread"])
     .where("account_id", "=", accountId)
     .where(visibleStatusId(viewerValue(accountId), sql.ref("last_status_id")));
-  return paginate(query, "last_status_id", page, (row) => row.last_status_id);
+}
+
+/** The caller's conversation whose last status is `statusId`, as listConversations shows it, if any. */
+export function conversationEndingWith(rt: Runtime, accountId: string, statusId: string) {
+  return shownConversations(rt, accountId).where("last_status_id", "=", statusId).executeTakeFirst();
 }
 
 export async function markRead(rt: Runtime, accountId: string, id: string): Promise<ConversationRow> {

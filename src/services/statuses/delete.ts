@@ -42,4 +42,5 @@ export async function deleteStatus(rt: Runtime, accountId: string, id: string): 
     return [id, ...boosts.map((b) => b.id)];
   });
   await publishEvent(rt, "statuses.changed", { ids: gone });
+  await publishEvent(rt, "statuses.deleted", { ids: gone, public: row.visibility === "public" });
 }

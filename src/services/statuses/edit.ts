@@ -143,6 +143,7 @@ export async function editStatus(
     await statusEdited(rt, trx, { id, accountId: user.accountId, newlyMentioned });
   });
   await publishEvent(rt, "statuses.changed", { ids: [id] });
+  await publishEvent(rt, "statuses.edited", { id });
 }
 
 /** The versions of a status, oldest first; a status never edited has just its current one. */

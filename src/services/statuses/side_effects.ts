@@ -5,6 +5,7 @@ import type { Db } from "../../db/index.ts";
 import type { Visibility } from "../../db/schema.ts";
 import type { JobPayloads } from "../../jobs/queue.ts";
 import type { Runtime } from "../../runtime.ts";
+import { publishEvent } from "../../streaming/events.ts";
 import { type NotificationType, notify } from "../notifications/create.ts";
 import { indexStatus, unindexStatus } from "../search/status_index.ts";
 import { addToConversation, deliverToRecipients, removeFromConversations } from "./conversations.ts";
@@ -137,7 +138,7 @@ export async function notifyMentioned(
   rt: Runtime,
   { statusId, mentioned, created }: JobPayloads["statuses.notify_mentioned"],
 ): Promise<void> {
-  await rt.db.transaction().execute(async (trx) => {
+  const direct = await rt.db.transaction().execute(async (trx) => {
     // Two runs at once wait for each other on the status row (SQLite's transactions take the write lock
     // as they begin), so the second finds what the first wrote.
     const status = await trx
@@ -146,7 +147,7 @@ export async function notifyMentioned(
       .where("id", "=", statusId)
       .$if(rt.dialect === "postgres", (q) => q.forUpdate())
       .executeTakeFirst();
-    if (!status || status.deleted_at) return;
+    if (!status || status.deleted_at) return null;
     const notified = await trx
       .selectFrom("notifications")
       .select("account_id")
@@ -161,8 +162,11 @@ export async function notifyMentioned(
       const direct = { id: statusId, accountId: status.account_id, conversationId: status.conversation_id };
       await addToConversation(trx, status.account_id, direct);
       await deliverToRecipients(trx, direct, mentioned);
+      return status.account_id;
     }
+    return null;
   });
+  if (direct) await publishEvent(rt, "conversation.updated", { statusId, accountIds: [direct, ...mentioned] });
 }
 
 /** Job: followers who follow with `notify` hear of each new post (not of replies to others). */

@@ -1,0 +1,101 @@
+// A status as each listening viewer's REST answer would render it, rendered once per distinct viewer
+// state rather than once per viewer: a status's entity differs between viewers only by their own
+// flags (favourited, reblogged, bookmarked, muted thread, pinned), their poll votes, their filters
+// and authorship. Viewers with none of those (most of them, for a status just posted) share one
+// rendering; the others are rendered one by one.
+import type { FilterContext } from "../db/schema.ts";
+import type { Runtime } from "../runtime.ts";
+import { renderStatus } from "../serializers/status.ts";
+import { hiddenStatusIds } from "../services/filters/hidden.ts";
+import { loadStatusViews } from "../services/statuses/views.ts";
+import { loadStatusRows } from "../services/visibility/load.ts";
+
+type Viewer = string | null;
+
+/** The viewers among `viewerIds` whose rendering of these statuses is their own. */
+async function viewersWithState(rt: Runtime, statusIds: string[], viewerIds: string[]): Promise<Set<string>> {
+  const rows = await loadStatusRows(rt.db, statusIds);
+  const special = new Set<string>();
+  const viewers = new Set(viewerIds);
+  for (const row of rows.values()) if (viewers.has(row.account_id)) special.add(row.account_id);
+  const conversations = [...rows.values()].flatMap((r) => (r.conversation_id ? [r.conversation_id] : []));
+  const polls = [...rows.values()].flatMap((r) => (r.poll_id ? [r.poll_id] : []));
+  const db = rt.db;
+  const byViewer = (table: "favourites" | "bookmarks" | "status_pins") =>
+    db
+      .selectFrom(table)
+      .select("account_id")
+      .where("status_id", "in", statusIds)
+      .where("account_id", "in", viewerIds)
+      .execute();
+  const found = await Promise.all([
+    byViewer("favourites"),
+    byViewer("bookmarks"),
+    byViewer("status_pins"),
+    db
+      .selectFrom("statuses")
+      .select("account_id")
+      .where("reblog_of_id", "in", statusIds)
+      .where("account_id", "in", viewerIds)
+      .where("deleted_at", "is", null)
+      .execute(),
+    conversations.length === 0
+      ? []
+      : db
+          .selectFrom("conversation_mutes")
+          .select("account_id")
+          .where("conversation_id", "in", conversations)
+          .where("account_id", "in", viewerIds)
+          .execute(),
+    polls.length === 0
+      ? []
+      : db
+          .selectFrom("poll_votes")
+          .select("account_id")
+          .where("poll_id", "in", polls)
+          .where("account_id", "in", viewerIds)
+          .execute(),
+    db.selectFrom("filters").select("account_id").distinct().where("account_id", "in", viewerIds).execute(),
+  ]);
+  for (const rows of found) for (const r of rows) special.add(r.account_id);
+  return special;
+}
+
+/**
+ * Status `id` as JSON for each viewer, as their REST timeline of `context` renders it; null for
+ * viewers whose `hide` filters leave it out there (as the timeline does), or when it is gone.
+ */
+export async function renderForViewers(
+  rt: Runtime,
+  id: string,
+  viewers: Viewer[],
+  context: FilterContext,
+): Promise<Map<Viewer, string | null>> {
+  const out = new Map<Viewer, string | null>();
+  const distinct = [...new Set(viewers)];
+  const [row] = (await loadStatusRows(rt.db, [id])).values();
+  if (!row) {
+    for (const v of distinct) out.set(v, null);
+    return out;
+  }
+  const statusIds = row.reblog_of_id ? [id, row.reblog_of_id] : [id];
+  const accounts = distinct.filter((v): v is string => v !== null);
+  const special = accounts.length > 0 ? await viewersWithState(rt, statusIds, accounts) : new Set<string>();
+
+  const render = async (viewerId: Viewer) => {
+    const [view] = await loadStatusViews(rt, viewerId, [id], { context });
+    return view ? JSON.stringify(renderStatus(rt, view)) : null;
+  };
+  const plain = accounts.filter((v) => !special.has(v));
+  if (plain.length > 0) {
+    // Plain viewers have no filters (hence none that hide), and share the first one's rendering.
+    const json = await render(plain[0]);
+    for (const v of plain) out.set(v, json);
+  }
+  if (distinct.includes(null)) out.set(null, await render(null));
+  for (const v of special) {
+    const hidden = await hiddenStatusIds(rt, v, context, [id]);
+    out.set(v, hidden.has(id) ? null : await render(v));
+  }
+  return out;
+}
