@@ -8,8 +8,8 @@ import type { Db } from "../../db/index.ts";
 import type { NotificationType, Role } from "../../db/schema.ts";
 import { idFloor, idTime, newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
-import { enqueuePush } from "../push/delivery.ts";
 import { publishEvent } from "../../streaming/events.ts";
+import { enqueuePush } from "../push/delivery.ts";
 import { policyVerdict } from "./policy.ts";
 import { recordFilteredNotification } from "./requests.ts";
 
