@@ -9,6 +9,7 @@
 // On SQLite, and on PostgreSQL (a schema in BENCH_PG_URL's database, by default the local `test`)
 // when it is reachable. BENCH_KILLS sets the kills per database (20); BENCH_ONLY=sqlite|postgres.
 import { processServer, seedFollowers } from "../test/server_process.ts";
+import { log, percentile } from "./lib.ts";
 
 const KILLS = Number(process.env.BENCH_KILLS ?? 20);
 const FOLLOWERS = 1000;
@@ -17,7 +18,6 @@ const WRITES_PER_SECOND = 10;
 const PG_URL = process.env.BENCH_PG_URL ?? "postgres://root@127.0.0.1:5432/test";
 const ONLY = process.env.BENCH_ONLY;
 
-const log = (line: string) => console.error(`  ${line}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Write = { kind: "status" | "favourite" | "bookmark"; accountId: string; statusId: string };
@@ -31,11 +31,6 @@ interface Result {
   interrupted: number;
   restartMs: { p50: number; max: number };
   effectsMs: { p50: number; max: number };
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 }
 
 async function benchDatabase(database: string, postgresUrl: string | null): Promise<Result> {

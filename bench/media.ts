@@ -6,7 +6,6 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -14,28 +13,12 @@ import sharp from "sharp";
 import { loadConfig } from "../src/config.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
+import { freePort, log, percentile } from "./lib.ts";
 import { seed } from "./seed.ts";
 
 const CONCURRENT = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const TIMELINE_CONNECTIONS = 10;
-
-const log = (line: string) => console.error(`  ${line}`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 /** A photo-like JPEG of about 4 MB: 4000×3000 (BENCH_WIDTH×BENCH_HEIGHT) with fine grain, which compresses like detail. */
 async function photo(): Promise<{ jpeg: Buffer; width: number; height: number }> {

@@ -8,7 +8,6 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -17,6 +16,7 @@ import { newId } from "../src/domain/ids.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
 import { reindexStatuses } from "../src/services/search/status_index.ts";
+import { freePort, log, percentile } from "./lib.ts";
 import { SEED, seed } from "./seed.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -36,23 +36,6 @@ const QUERIES = [
   "birds language:en is:reply",
   "penguin",
 ];
-
-const log = (line: string) => console.error(`  ${line}`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 interface Row {
   query: string;

@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import { idAt, newId } from "../src/domain/ids.ts";
 import { hashPassword } from "../src/domain/secrets.ts";
 import type { Runtime } from "../src/runtime.ts";
-import { localAccountRow } from "../src/services/accounts/account_row.ts";
+import { localAccountRow, userRow } from "../src/services/accounts/account_row.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
 import { rebuildHomeFeed } from "../src/services/feeds/maintenance.ts";
@@ -53,24 +53,12 @@ export async function seed(rt: Runtime, log: (line: string) => void = () => {}):
   await insertAll(
     rt,
     "users",
-    names.map((n) => ({
-      id: newId(),
-      account_id: ids.get(n),
-      email: `${n}@bench.test`,
-      password_hash: passwordHash,
-      role: "user",
-      confirmed_at: created,
-      confirmation_token_hash: null,
-      approved: true,
-      locale: null,
-      sign_up_reason: null,
-      sign_up_ip: null,
-      date_of_birth: null,
-      settings: "{}",
-      current_sign_in_at: null,
-      created_at: created,
-      updated_at: created,
-    })),
+    names.map((n) =>
+      userRow(
+        { id: newId(), account_id: ids.get(n)!, email: `${n}@bench.test`, password_hash: passwordHash },
+        { created_at: created },
+      ),
+    ),
   );
 
   // Statuses over the last 30 days, oldest first, ids taken from their times.

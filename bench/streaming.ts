@@ -9,7 +9,6 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -20,8 +19,9 @@ import { newId } from "../src/domain/ids.ts";
 import { hashPassword, randomToken, sha256 } from "../src/domain/secrets.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";
-import { localAccountRow } from "../src/services/accounts/account_row.ts";
+import { localAccountRow, userRow } from "../src/services/accounts/account_row.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
+import { freePort, log } from "./lib.ts";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 5000);
 const FOLLOWERS = Number(process.env.BENCH_FOLLOWERS ?? 1000);
@@ -30,16 +30,6 @@ const POSTS = Number(process.env.BENCH_POSTS ?? 100);
 const WARMUP_POSTS = 5;
 const POSTS_PER_SECOND = 2;
 const BATCH = 500;
-
-const log = (line: string) => console.error(`  ${line}`);
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", () => resolve()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 /** Accounts `client0…` (the first FOLLOWERS follow the poster) and the poster, with a token each. */
 async function seed(rt: Runtime): Promise<{ tokens: string[]; posterToken: string }> {
@@ -67,24 +57,12 @@ async function seed(rt: Runtime): Promise<{ tokens: string[]; posterToken: strin
   const userIds = names.map(() => newId());
   await insert(
     "users",
-    names.map((n, i) => ({
-      id: userIds[i],
-      account_id: ids[i],
-      email: `${n}@bench.test`,
-      password_hash: passwordHash,
-      role: "user",
-      confirmed_at: now,
-      confirmation_token_hash: null,
-      approved: true,
-      locale: null,
-      sign_up_reason: null,
-      sign_up_ip: null,
-      date_of_birth: null,
-      settings: "{}",
-      current_sign_in_at: null,
-      created_at: now,
-      updated_at: now,
-    })),
+    names.map((n, i) =>
+      userRow(
+        { id: userIds[i], account_id: ids[i], email: `${n}@bench.test`, password_hash: passwordHash },
+        { created_at: now },
+      ),
+    ),
   );
   await insert(
     "account_stats",

@@ -12,7 +12,7 @@ import { loadConfig } from "../src/config.ts";
 import { newId } from "../src/domain/ids.ts";
 import { hashPassword } from "../src/domain/secrets.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";
-import { localAccountRow } from "../src/services/accounts/account_row.ts";
+import { localAccountRow, userRow } from "../src/services/accounts/account_row.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
 
@@ -165,24 +165,12 @@ export async function seedFollowers(
     await rt.db
       .insertInto("users")
       .values(
-        slice.map((n, j) => ({
-          id: newId(),
-          account_id: ids[i + j],
-          email: `${n}@process.test`,
-          password_hash: passwordHash,
-          role: "user" as const,
-          confirmed_at: now,
-          confirmation_token_hash: null,
-          approved: true,
-          locale: null,
-          sign_up_reason: null,
-          sign_up_ip: null,
-          date_of_birth: null,
-          settings: "{}",
-          current_sign_in_at: null,
-          created_at: now,
-          updated_at: now,
-        })),
+        slice.map((n, j) =>
+          userRow(
+            { id: newId(), account_id: ids[i + j], email: `${n}@process.test`, password_hash: passwordHash },
+            { created_at: now },
+          ),
+        ),
       )
       .execute();
   }

@@ -1,9 +1,9 @@
-// The one place that builds an `accounts` row with its defaults: for local accounts created here,
-// and for the rows the tests and the benchmark seed put in directly.
+// The one place that builds an `accounts` row (and a local user's `users` row) with its defaults:
+// for local accounts created here, and for the rows the tests and the benchmark seeds put in directly.
 import type { Insertable } from "kysely";
 import type { Config } from "../../config.ts";
 import type { Db } from "../../db/index.ts";
-import type { AccountsTable } from "../../db/schema.ts";
+import type { AccountsTable, UsersTable } from "../../db/schema.ts";
 import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
 
@@ -64,6 +64,29 @@ export function localAccountRow(
     featured_url: actor.featured,
     ...columns,
   });
+}
+
+/** A local user's row: confirmed and approved, unless `columns` say otherwise. */
+export function userRow(
+  input: Pick<Insertable<UsersTable>, "id" | "account_id" | "email" | "password_hash">,
+  columns: Partial<Insertable<UsersTable>> = {},
+): Insertable<UsersTable> {
+  const now = columns.created_at ?? new Date();
+  return {
+    role: "user",
+    confirmed_at: now,
+    confirmation_token_hash: null,
+    approved: true,
+    locale: null,
+    sign_up_reason: null,
+    sign_up_ip: null,
+    date_of_birth: null,
+    current_sign_in_at: null,
+    created_at: now,
+    updated_at: now,
+    ...input,
+    ...columns,
+  };
 }
 
 /** Inserts an account and its counters (all zero). */

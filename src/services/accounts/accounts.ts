@@ -8,7 +8,7 @@ import { ApiError, fieldError, notFound, validationFailed } from "../../domain/e
 import { newId } from "../../domain/ids.ts";
 import { hashPassword } from "../../domain/secrets.ts";
 import type { Runtime } from "../../runtime.ts";
-import { insertAccount, localAccountRow } from "./account_row.ts";
+import { insertAccount, localAccountRow, userRow } from "./account_row.ts";
 
 /** How Mastodon's locale file names a user's attributes in error sentences. */
 export const USER_ATTRIBUTE_LABELS: Record<string, string> = {
@@ -71,24 +71,22 @@ export async function createLocalUser(rt: Runtime, input: NewLocalUser): Promise
       await insertAccount(trx, localAccountRow(rt.config, input.username, { id: accountId, created_at: now }));
       await trx
         .insertInto("users")
-        .values({
-          id: userId,
-          account_id: accountId,
-          email: input.email.toLowerCase(),
-          password_hash: passwordHash,
-          role: input.role ?? "user",
-          confirmed_at: input.confirmed === false ? null : now,
-          confirmation_token_hash: null,
-          approved: input.approved ?? true,
-          locale: input.locale ?? null,
-          sign_up_reason: input.reason ?? null,
-          sign_up_ip: input.ip ?? null,
-          date_of_birth: input.dateOfBirth ?? null,
-          created_by_application_id: input.createdByApplicationId ?? null,
-          current_sign_in_at: null,
-          created_at: now,
-          updated_at: now,
-        })
+        .values(
+          userRow(
+            { id: userId, account_id: accountId, email: input.email.toLowerCase(), password_hash: passwordHash },
+            {
+              role: input.role ?? "user",
+              confirmed_at: input.confirmed === false ? null : now,
+              approved: input.approved ?? true,
+              locale: input.locale ?? null,
+              sign_up_reason: input.reason ?? null,
+              sign_up_ip: input.ip ?? null,
+              date_of_birth: input.dateOfBirth ?? null,
+              created_by_application_id: input.createdByApplicationId ?? null,
+              created_at: now,
+            },
+          ),
+        )
         .execute();
       await input.afterCreate?.(trx, userId);
     });
