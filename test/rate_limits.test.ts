@@ -103,10 +103,12 @@ test("per address without a user; preflights are not counted; a proxied address 
   assert.deepEqual(limitOf(await server.get("/api/v1/timelines/public")), [200, "3", "2"]);
   // An invalid token is refused, and counted by address as no user stands behind it.
   assert.deepEqual(limitOf(await server.get("/api/v1/timelines/public", { token: "not-a-token" })), [401, "3", "1"]);
-  assert.deepEqual(limitOf(await server.get("/api/v2/instance")), [200, "3", "0"]);
+  assert.deepEqual(limitOf(await server.get("/api/v1/instance/rules")), [200, "3", "0"]);
   const refused = await server.get("/api/v1/timelines/public");
   assert.deepEqual(limitOf(refused), [429, "3", "0"]);
   assert.deepEqual(refused.body, { error: "Too many requests" });
+  // The instance documents are the same prepared bytes for everyone: never counted, never refused.
+  assert.deepEqual(limitOf(await server.get("/api/v2/instance")), [200, null, null]);
 
   // Users are not counted by address.
   const user = await server.user("by_address");
@@ -115,8 +117,10 @@ test("per address without a user; preflights are not counted; a proxied address 
   const proxied = await server.get("/api/v1/timelines/public", { headers: { "x-forwarded-for": "203.0.113.9" } });
   assert.deepEqual(limitOf(proxied), [200, "3", "2"]);
   // An IPv6 client is counted by its /64.
-  await server.get("/api/v2/instance", { headers: { "x-forwarded-for": "2001:db8:1:2::1" } });
-  const sameNetwork = await server.get("/api/v2/instance", { headers: { "x-forwarded-for": "2001:db8:1:2:ffff::9" } });
+  await server.get("/api/v1/instance/rules", { headers: { "x-forwarded-for": "2001:db8:1:2::1" } });
+  const sameNetwork = await server.get("/api/v1/instance/rules", {
+    headers: { "x-forwarded-for": "2001:db8:1:2:ffff::9" },
+  });
   assert.deepEqual(limitOf(sameNetwork), [200, "3", "1"]);
 });
 
@@ -238,13 +242,13 @@ test("RATE_LIMIT_LOOPBACK=exempt: this machine is not counted, a proxied client 
   const exempt = await startServer({ env: { RATE_LIMIT_LOOPBACK: "exempt", RATE_LIMIT_PER_ADDRESS: "1" } });
   try {
     for (let i = 0; i < 3; i++) {
-      const res = await exempt.get("/api/v2/instance");
+      const res = await exempt.get("/api/v1/instance/rules");
       assert.equal(res.status, 200);
       assert.equal(res.headers.get("x-ratelimit-limit"), null);
     }
     const proxied = { headers: { "x-forwarded-for": "198.51.100.7" } };
-    assert.deepEqual(limitOf(await exempt.get("/api/v2/instance", proxied)), [200, "1", "0"]);
-    assert.deepEqual(limitOf(await exempt.get("/api/v2/instance", proxied)), [429, "1", "0"]);
+    assert.deepEqual(limitOf(await exempt.get("/api/v1/instance/rules", proxied)), [200, "1", "0"]);
+    assert.deepEqual(limitOf(await exempt.get("/api/v1/instance/rules", proxied)), [429, "1", "0"]);
   } finally {
     await exempt.close();
   }
