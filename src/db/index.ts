@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Kysely, SqliteDialect } from "kysely";
-import { FileMigrationProvider, Migrator } from "kysely/migration";
+import { FileMigrationProvider, type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import pg from "pg";
 import { logger } from "../log.ts";
 import { PreparingClient, RookeryPostgresDialect } from "./postgres.ts";
@@ -80,37 +80,63 @@ const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 
 const MIGRATION_HEARTBEAT_MS = 10_000;
 
 /**
- * Applies every pending migration, one at a time, each in its own transaction; returns the names
- * applied. Throws on the first failure. When there are any, each is logged as it starts and ends
- * (and every 10 s while it runs): on a large database one may take minutes, and the operator sees
- * where it is. On PostgreSQL with a schema of its own, the bookkeeping tables live in that schema
- * too (Kysely otherwise looks for them across all schemas).
+ * The migration files, each logged as it starts and ends (and every 10 s while it runs): on a large
+ * database one may take minutes, and the operator sees where it is. The count of those pending is
+ * read, in the migrations' own transaction, when the first one starts.
+ */
+function loggedMigrations(schema?: string): MigrationProvider {
+  const files = new FileMigrationProvider({ fs, path, migrationFolder });
+  return {
+    async getMigrations() {
+      const all = await files.getMigrations();
+      const log = logger("db");
+      let pending: number | null = null;
+      let index = 0;
+      const logged: Record<string, Migration> = {};
+      for (const [name, migration] of Object.entries(all)) {
+        logged[name] = {
+          ...migration,
+          async up(db) {
+            if (pending === null) {
+              const table = (schema ? db.withSchema(schema) : db) as unknown as Kysely<{
+                kysely_migration: { name: string };
+              }>;
+              const done = await table.selectFrom("kysely_migration").select("name").execute();
+              pending = Object.keys(all).length - done.length;
+            }
+            const step = `${name} (${++index} of ${pending})`;
+            const started = Date.now();
+            log.info("Applying migration {step}", { step });
+            const seconds = () => Math.round((Date.now() - started) / 1000);
+            const heartbeat = setInterval(
+              () => log.info("Still applying {step}: {seconds} s", { step, seconds: seconds() }),
+              MIGRATION_HEARTBEAT_MS,
+            );
+            try {
+              await migration.up(db);
+            } finally {
+              clearInterval(heartbeat);
+            }
+            log.info("Applied {step} in {ms} ms", { step, ms: Date.now() - started });
+          },
+        };
+      }
+      return logged;
+    },
+  };
+}
+
+/**
+ * Applies every pending migration (on PostgreSQL, in one transaction); returns the names applied.
+ * Throws on the first failure. On PostgreSQL with a schema of its own, the bookkeeping tables live
+ * in that schema too (Kysely otherwise looks for them across all schemas).
  */
 export async function migrate(db: Db, schema?: string): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: new FileMigrationProvider({ fs, path, migrationFolder }),
-    migrationTableSchema: schema,
-  });
-  const pending = (await migrator.getMigrations()).filter((m) => !m.executedAt).map((m) => m.name);
-  const log = logger("db");
-  const applied: string[] = [];
-  for (const [index, name] of pending.entries()) {
-    const step = `${name} (${index + 1} of ${pending.length})`;
-    const started = Date.now();
-    log.info("Applying migration {step}", { step });
-    const heartbeat = setInterval(
-      () =>
-        log.info("Still applying {step}: {seconds} s", { step, seconds: Math.round((Date.now() - started) / 1000) }),
-      MIGRATION_HEARTBEAT_MS,
-    );
-    const { error, results = [] } = await migrator.migrateUp().finally(() => clearInterval(heartbeat));
-    if (error) {
-      const failed = results.find((r) => r.status === "Error");
-      throw new Error(`migration ${failed?.migrationName ?? name} failed: ${(error as Error).message ?? error}`);
-    }
-    applied.push(...results.filter((r) => r.status === "Success").map((r) => r.migrationName));
-    log.info("Applied {step} in {ms} ms", { step, ms: Date.now() - started });
+  const migrator = new Migrator({ db, provider: loggedMigrations(schema), migrationTableSchema: schema });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results.find((r) => r.status === "Error");
+    throw new Error(`migration ${failed?.migrationName ?? "?"} failed: ${(error as Error).message ?? error}`);
   }
-  return applied;
+  return results.filter((r) => r.status === "Success").map((r) => r.migrationName);
 }
