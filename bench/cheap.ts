@@ -1,7 +1,3 @@
-// The caller-independent endpoints (`npm run bench:cheap`): the instance documents and NodeInfo,
-// with 50 connections, next to the bare node:http hello world, on SQLite and (when reachable) on
-// PostgreSQL. The target is half the hello world's rate or more.
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +10,7 @@ import {
   load,
   log,
   postgresDatabase,
+  serverEnv,
   startRookery,
   stopRookery,
 } from "./lib.ts";
@@ -24,16 +21,7 @@ const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://root@127.0.0.1:5432/pos
 async function measure(label: string, databaseUrl: string): Promise<[string, Load][]> {
   const dataDir = mkdtempSync(join(tmpdir(), "rookery-bench-"));
   const port = await freePort();
-  const server = await startRookery(
-    {
-      LOCAL_DOMAIN: `127.0.0.1:${port}`,
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl.replace("{dir}", dataDir),
-      SECRET_KEY_BASE: randomBytes(32).toString("hex"),
-      LOG_LEVEL: "warn",
-    },
-    port,
-  );
+  const server = await startRookery(serverEnv(port, dataDir, databaseUrl.replace("{dir}", dataDir)), port);
   try {
     const out: [string, Load][] = [];
     for (const path of PATHS) {

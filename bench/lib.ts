@@ -1,6 +1,8 @@
 // What the benchmarks share: ports, waiting for a server, load with autocannon next to the bare
 // node:http baseline, starting Rookery as its own process, and throwaway PostgreSQL databases.
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
@@ -101,6 +103,23 @@ export async function baseline(): Promise<Load> {
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** What every benchmark's server is started with: a fresh secret, quiet logs, on this port. */
+export function serverEnv(port: number, dataDir: string, databaseUrl: string): Record<string, string> {
+  return {
+    LOCAL_DOMAIN: `127.0.0.1:${port}`,
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    SECRET_KEY_BASE: randomBytes(32).toString("hex"),
+    LOG_LEVEL: "warn",
+  };
+}
+
+/** A figure of /proc/PID/status in kB: resident memory (`VmRSS`) or its peak (`VmHWM`). */
+export function memoryKb(pid: number, field: "VmRSS" | "VmHWM"): number {
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
 }
 
 /** Starts `rookery serve` with `env` as its own process, once it answers. */

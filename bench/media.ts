@@ -3,9 +3,8 @@
 // benchmark runs alongside, its p99 compared with the same load without uploads. Reports the
 // server's peak memory (VmHWM). SQLite by default; BENCH_DATABASE_URL for PostgreSQL.
 // The server runs as its own process (`rookery serve`), as in production.
-import { type ChildProcess, fork } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -13,7 +12,7 @@ import sharp from "sharp";
 import { loadConfig } from "../src/config.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
-import { freePort, log, percentile } from "./lib.ts";
+import { freePort, log, memoryKb, percentile, serverEnv, startRookery, stopRookery } from "./lib.ts";
 import { seed } from "./seed.ts";
 
 const CONCURRENT = 10;
@@ -37,12 +36,6 @@ async function photo(): Promise<{ jpeg: Buffer; width: number; height: number }>
 }
 
 /** The process's peak resident memory (VmHWM), in MiB. */
-function peakRss(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("VmHWM:"));
-  return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
-}
 
 async function upload(base: string, token: string, jpeg: Buffer): Promise<number> {
   const form = new FormData();
@@ -72,15 +65,8 @@ async function main() {
   await configureLogging("warn");
   const dataDir = mkdtempSync(join(tmpdir(), "rookery-bench-media-"));
   const port = await freePort();
-  const env = {
-    LOCAL_DOMAIN: `127.0.0.1:${port}`,
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    DATABASE_URL: process.env.BENCH_DATABASE_URL ?? `sqlite:${join(dataDir, "rookery.sqlite")}`,
-    SECRET_KEY_BASE: randomBytes(32).toString("hex"),
-    LOG_LEVEL: "warn",
-    RATE_LIMITS: "off",
-  };
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? `sqlite:${join(dataDir, "rookery.sqlite")}`;
+  const env = { ...serverEnv(port, dataDir, databaseUrl), RATE_LIMITS: "off" };
   let server: ChildProcess | null = null;
   try {
     log("seeding…");
@@ -92,19 +78,8 @@ async function main() {
     const what = `${(jpeg.byteLength / 1024 / 1024).toFixed(2)} MiB ${width}×${height} JPEG`;
     log(what);
 
-    server = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
-      env: { ...process.env, ...env },
-      stdio: "inherit",
-    });
+    server = await startRookery(env, port);
     const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base}/api/v2/instance`)).ok) break;
-      } catch {
-        if (i > 300) throw new Error("the server did not start");
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
     const home = `${base}/api/v1/timelines/home?limit=20`;
     log("home timeline alone…");
     await timeline(home, seeded.readerToken, 3);
@@ -128,10 +103,10 @@ async function main() {
     while (!finished);
     await uploading;
     const alongside = runs.reduce((worst, r) => (r.p99 > worst.p99 ? r : worst));
-    const rss = peakRss(server.pid!);
+    const rss = Math.round(memoryKb(server.pid!, "VmHWM") / 1024);
 
     const ms = (n: number) => `${Math.round(n)} ms`;
-    console.log(`Media benchmark (${env.DATABASE_URL.startsWith("sqlite") ? "sqlite" : "postgres"})`);
+    console.log(`Media benchmark (${databaseUrl.startsWith("sqlite") ? "sqlite" : "postgres"})`);
     console.log(
       `  uploads: ${times.length} (${ROUNDS} × ${CONCURRENT} at once), ${what}: p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))}, max ${ms(Math.max(...times))}`,
     );
@@ -141,10 +116,7 @@ async function main() {
     );
     console.log(`  server peak RSS: ${rss} MiB`);
   } finally {
-    if (server && server.exitCode === null) {
-      server.kill("SIGTERM");
-      await new Promise((r) => server!.once("exit", r));
-    }
+    await stopRookery(server);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

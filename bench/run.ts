@@ -11,7 +11,6 @@
 // Where `taskset` exists, this process (the load generator) is held to the last core while it sends
 // load; the server (with its web threads) and PostgreSQL may use every core.
 import type { ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +27,7 @@ import {
   log,
   percentile,
   postgresDatabase,
+  serverEnv,
   startRookery,
   stopRookery,
 } from "./lib.ts";
@@ -90,14 +90,7 @@ interface Result {
 
 async function benchDialect(dialect: string, databaseUrl: string, dataDir: string): Promise<Result> {
   const port = await freePort();
-  const env = {
-    LOCAL_DOMAIN: `127.0.0.1:${port}`,
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    SECRET_KEY_BASE: randomBytes(32).toString("hex"),
-    LOG_LEVEL: "warn",
-  };
+  const env = serverEnv(port, dataDir, databaseUrl);
   log(`seeding ${dialect}…`);
   const started = Date.now();
   // The server looks after the SQLite log; this connection only seeds and watches.

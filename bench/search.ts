@@ -5,8 +5,7 @@
 // REQUESTS times one after another (after a warm-up), from this process to a server running as its
 // own process (`rookery serve`), so each latency is one search's; the p50 and p99 are reported.
 // BENCH_ONLY=sqlite|postgres measures one database; BENCH_PG_URL names the PostgreSQL admin URL.
-import { type ChildProcess, fork } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +15,7 @@ import { newId } from "../src/domain/ids.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
 import { reindexStatuses } from "../src/services/search/status_index.ts";
-import { freePort, log, percentile } from "./lib.ts";
+import { freePort, log, percentile, serverEnv, startRookery, stopRookery } from "./lib.ts";
 import { SEED, seed } from "./seed.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -46,15 +45,7 @@ interface Row {
 
 async function benchDialect(databaseUrl: string, dataDir: string): Promise<Row[]> {
   const port = await freePort();
-  const env = {
-    LOCAL_DOMAIN: `127.0.0.1:${port}`,
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    SECRET_KEY_BASE: randomBytes(32).toString("hex"),
-    LOG_LEVEL: "warn",
-    RATE_LIMITS: "off",
-  };
+  const env = { ...serverEnv(port, dataDir, databaseUrl), RATE_LIMITS: "off" };
   const rt = await createRuntime(loadConfig(env), { sqliteCheckpoints: false });
   let server: ChildProcess | null = null;
   try {
@@ -89,19 +80,8 @@ async function benchDialect(databaseUrl: string, dataDir: string): Promise<Row[]
     log(`indexed ${indexed} statuses in ${Math.round((Date.now() - started) / 1000)} s`);
     if (rt.dialect === "postgres") await analyzeAll(databaseUrl);
 
-    server = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
-      env: { ...process.env, ...env },
-      stdio: "inherit",
-    });
+    server = await startRookery(env, port);
     const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base}/api/v2/instance`)).ok) break;
-      } catch {
-        if (i > 300) throw new Error("the server did not start");
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
     const headers = { authorization: `Bearer ${seeded.readerToken}` };
     const rows: Row[] = [];
     for (const query of QUERIES) {
@@ -128,10 +108,7 @@ async function benchDialect(databaseUrl: string, dataDir: string): Promise<Row[]
     }
     return rows;
   } finally {
-    if (server && server.exitCode === null) {
-      server.kill("SIGTERM");
-      await new Promise((r) => server!.once("exit", r));
-    }
+    await stopRookery(server);
     await rt.close();
   }
 }

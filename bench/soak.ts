@@ -6,25 +6,18 @@
 //     instance and the public timeline read at 300 requests/s in all, and a post a second.
 // Growth over the soak is the last minute against the first.
 import type { ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { loadConfig } from "../src/config.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
-import { freePort, load, log, postgresDatabase, startRookery, stopRookery } from "./lib.ts";
+import { freePort, load, log, memoryKb, postgresDatabase, serverEnv, startRookery, stopRookery } from "./lib.ts";
 import { seed } from "./seed.ts";
 
 const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 30);
 const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://root@127.0.0.1:5432/postgres";
-
-/** Resident memory of a process (all its threads), in MB. */
-function rssMb(child: ChildProcess): number {
-  const line = readFileSync(`/proc/${child.pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
-  return Math.round(Number(line?.[1] ?? 0) / 1024);
-}
 
 interface Soak {
   label: string;
@@ -36,14 +29,7 @@ interface Soak {
 
 async function soak(label: string, databaseUrl: string, dataDir: string): Promise<Soak> {
   const port = await freePort();
-  const env = {
-    LOCAL_DOMAIN: `127.0.0.1:${port}`,
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    SECRET_KEY_BASE: randomBytes(32).toString("hex"),
-    LOG_LEVEL: "warn",
-    RATE_LIMITS: "off",
-  };
+  const env = { ...serverEnv(port, dataDir, databaseUrl), RATE_LIMITS: "off" };
   log(`${label}: seeding…`);
   const rt = await createRuntime(loadConfig(env), { sqliteCheckpoints: false });
   const seeded = await seed(rt);
@@ -52,11 +38,11 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
   try {
     server = await startRookery(env, port);
     await new Promise((r) => setTimeout(r, 2000));
-    const started = rssMb(server);
+    const started = Math.round(memoryKb(server.pid!, "VmRSS") / 1024);
     const base = `http://127.0.0.1:${port}`;
     const reader = { authorization: `Bearer ${seeded.readerToken}` };
     const home = await load(`${base}/api/v1/timelines/home?limit=20`, reader);
-    const afterHome = rssMb(server);
+    const afterHome = Math.round(memoryKb(server.pid!, "VmRSS") / 1024);
     log(`${label}: ${started} MB after start, ${afterHome} MB after the home timeline (${home.rps} requests/s)`);
 
     const minutes: number[] = [];
@@ -81,7 +67,7 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
       }).catch(() => {});
     }, 1000);
     const sampler = setInterval(() => {
-      minutes.push(rssMb(server!));
+      minutes.push(Math.round(memoryKb(server!.pid!, "VmRSS") / 1024));
       log(`${label}: minute ${minutes.length}: ${minutes.at(-1)} MB`);
     }, 60_000);
     const result = await steady;

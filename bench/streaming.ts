@@ -6,13 +6,11 @@
 // single delivery. SQLite by default; BENCH_PG_URL (an admin URL such as
 // postgres://root@127.0.0.1:5432/postgres) runs it on a fresh PostgreSQL database instead.
 // The load generator shares the machine with the server: the numbers include its own work.
-import { type ChildProcess, fork } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
 import WebSocket from "ws";
 import { loadConfig } from "../src/config.ts";
 import { newId } from "../src/domain/ids.ts";
@@ -21,7 +19,7 @@ import { configureLogging } from "../src/log.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";
 import { localAccountRow, userRow } from "../src/services/accounts/account_row.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
-import { freePort, log } from "./lib.ts";
+import { freePort, log, memoryKb, percentile, postgresDatabase, serverEnv, startRookery, stopRookery } from "./lib.ts";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 5000);
 const FOLLOWERS = Number(process.env.BENCH_FOLLOWERS ?? 1000);
@@ -103,20 +101,10 @@ async function seed(rt: Runtime): Promise<{ tokens: string[]; posterToken: strin
   return { tokens: tokens.slice(0, CLIENTS), posterToken: tokens[CLIENTS] };
 }
 
-const rssOf = (pid: number) => {
-  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Number(kb) * 1024;
-};
-
 /** CPU time the process has used, in ms (user + system; /proc counts in hundredths of a second). */
 const cpuOf = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
 
 /** The status id in an `update` frame: the first id of its payload (a JSON string inside JSON). */
@@ -126,28 +114,11 @@ async function main() {
   await configureLogging("warn");
   const dataDir = mkdtempSync(join(tmpdir(), "rookery-bench-streaming-"));
   const admin = process.env.BENCH_PG_URL;
-  const database = `rookery_bench_streaming_${randomBytes(4).toString("hex")}`;
-  let databaseUrl = `sqlite:${join(dataDir, "rookery.sqlite")}`;
-  if (admin) {
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    await c.query(`CREATE DATABASE ${database}`);
-    await c.end();
-    const url = new URL(admin);
-    url.pathname = `/${database}`;
-    databaseUrl = url.toString();
-  }
+  const pgDb = admin ? await postgresDatabase(admin) : null;
+  if (admin && !pgDb) throw new Error(`PostgreSQL not reachable at ${admin}`);
+  const databaseUrl = pgDb?.url ?? `sqlite:${join(dataDir, "rookery.sqlite")}`;
   const port = await freePort();
-  const env = {
-    LOCAL_DOMAIN: `127.0.0.1:${port}`,
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    SECRET_KEY_BASE: randomBytes(32).toString("hex"),
-    LOG_LEVEL: "warn",
-    WEB_THREADS: "1",
-    RATE_LIMITS: "false",
-  };
+  const env = { ...serverEnv(port, dataDir, databaseUrl), WEB_THREADS: "1", RATE_LIMITS: "false" };
   let server: ChildProcess | null = null;
   const sockets: WebSocket[] = [];
   try {
@@ -156,26 +127,10 @@ async function main() {
     const { tokens, posterToken } = await seed(rt);
     await rt.close();
 
-    server = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "ignore", "inherit", "ipc"],
-      // BENCH_PROFILE_DIR: the server writes a CPU profile there.
-      execArgv: process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
-    });
+    server = await startRookery(env, port);
     const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      if (
-        await fetch(`${base}/api/v1/streaming/health`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-      if (i > 300) throw new Error("the server did not start");
-      await sleep(100);
-    }
     await sleep(1000);
-    const rssBefore = rssOf(server.pid!);
+    const rssBefore = memoryKb(server.pid!, "VmRSS") * 1024;
 
     // Arrival times of each status at each follower's `user` stream, and at `public:local`.
     const arrivals = new Map<string, number[]>();
@@ -215,7 +170,7 @@ async function main() {
       );
     }
     await sleep(3000);
-    const rssAfter = rssOf(server.pid!);
+    const rssAfter = memoryKb(server.pid!, "VmRSS") * 1024;
     const perConnection = (rssAfter - rssBefore) / CLIENTS;
     log(`server RSS ${Math.round(rssBefore / 2 ** 20)} MiB → ${Math.round(rssAfter / 2 ** 20)} MiB`);
 
@@ -268,16 +223,8 @@ async function main() {
     );
   } finally {
     for (const s of sockets) s.terminate();
-    if (server) {
-      server.kill("SIGTERM");
-      await new Promise((resolve) => (server!.exitCode !== null ? resolve(0) : server!.once("exit", resolve)));
-    }
-    if (admin) {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await c.end();
-    }
+    await stopRookery(server);
+    await pgDb?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -3,7 +3,7 @@
 // Keys are checked when subscribing, so that a bad key is the app's 422 now, not a failed push later.
 import { createECDH } from "node:crypto";
 import type { Selectable } from "kysely";
-import type { PushPolicy, PushSubscriptionsTable } from "../../db/schema.ts";
+import { NOTIFICATION_TYPES, type PushPolicy, type PushSubscriptionsTable } from "../../db/schema.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { sealSecret } from "../../domain/secrets.ts";
@@ -17,18 +17,7 @@ export type PushSubscription = Selectable<PushSubscriptionsTable>;
  * though Rookery makes none of those yet.
  */
 export const ALERT_TYPES = [
-  "mention",
-  "status",
-  "reblog",
-  "follow",
-  "follow_request",
-  "favourite",
-  "poll",
-  "update",
-  "admin.sign_up",
-  "admin.report",
-  "severed_relationships",
-  "moderation_warning",
+  ...NOTIFICATION_TYPES,
   "quote",
   "quoted_update",
   "added_to_collection",
