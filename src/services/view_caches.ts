@@ -32,6 +32,10 @@ class Lru<K, V> {
   delete(key: K): void {
     this.#map.delete(key);
   }
+
+  clear(): void {
+    this.#map.clear();
+  }
 }
 
 interface Caches {
@@ -49,7 +53,7 @@ export function viewCaches(rt: Runtime): Caches {
     onEvent(rt, "statuses.changed", ({ ids }) => {
       for (const id of ids) fresh.statuses.delete(id);
     });
-    onEvent(rt, "account.changed", ({ id }) => fresh.accounts.delete(id));
+    onEvent(rt, "account.changed", ({ id }) => (id === "*" ? fresh.accounts.clear() : fresh.accounts.delete(id)));
     registry.set(rt, fresh);
     caches = fresh;
   }
