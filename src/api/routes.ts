@@ -16,7 +16,10 @@ import { adminDomainAllows } from "./v1/admin/domain_allows.ts";
 import { adminDomainBlocks } from "./v1/admin/domain_blocks.ts";
 import { adminEmailDomainBlocks } from "./v1/admin/email_domain_blocks.ts";
 import { adminIpBlocks } from "./v1/admin/ip_blocks.ts";
+import { adminMeasures } from "./v1/admin/measures.ts";
 import { adminReports } from "./v1/admin/reports.ts";
+import { adminTags } from "./v1/admin/tags.ts";
+import { adminTrends } from "./v1/admin/trends.ts";
 import { announcements } from "./v1/announcements.ts";
 import { apps } from "./v1/apps.ts";
 import { blocks } from "./v1/blocks.ts";
@@ -98,6 +101,9 @@ export const routers: Hono<AppEnv>[] = [
   adminEmailDomainBlocks,
   adminCanonicalEmailBlocks,
   adminIpBlocks,
+  adminTags,
+  adminTrends,
+  adminMeasures,
   conversations,
   // Requests first: /api/v1/notifications/requests is not a notification id.
   notificationRequests,
