@@ -9,6 +9,7 @@ import { apiRateLimits } from "./api/rate_limits.ts";
 import { routers } from "./api/routes.ts";
 import { databaseUnavailable, retryAfterSeconds } from "./db/unavailable.ts";
 import { ApiError } from "./domain/errors.ts";
+import { federationMiddleware } from "./federation/middleware.ts";
 import type { AppEnv, Ctx } from "./http/hono.ts";
 import { shedUnderMemoryPressure } from "./http/memory_pressure.ts";
 import { refuseNulInUrl } from "./http/params.ts";
@@ -61,6 +62,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   app.use("/api/*", apiRateLimits(rt));
   app.use("/oauth/userinfo", resolveAuth);
 
+  app.use(federationMiddleware);
   app.use("/system/*", mediaFiles(rt));
   for (const r of routers) app.route("/", r);
   app.use("*", publicFiles);

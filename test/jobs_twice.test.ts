@@ -21,16 +21,20 @@ let fan: TestUser;
 let booster: TestUser;
 
 let pushService: PushService;
+/** Another Rookery, whose user follows `writer` from there. */
+let peer: TestServer;
 
 before(async () => {
   pushService = await startPushService();
   server = await startServer({ worker: false, env: { ALLOW_PRIVATE_ADDRESSES: "true" } });
+  peer = await startServer({ env: { ALLOW_PRIVATE_ADDRESSES: "true" } });
   writer = await server.user("writer");
   fan = await server.user("fan");
   booster = await server.user("booster");
 });
 after(async () => {
   await server.close();
+  await peer.close();
   await pushService.close();
 });
 
@@ -223,6 +227,24 @@ const cases: Record<JobType, () => Promise<void>> = {
     // What a worker does on finding the feeds lost in a crash.
     await server.rt.db.deleteFrom("feeds_intact").execute();
     await restoreFeeds(server.rt);
+  },
+  async "federation.fedify"() {
+    // The peer's Follow arrives in the inbox, which leaves it to a job.
+    const reader = await peer.user("reader");
+    const found = await peer.get("/api/v1/accounts/lookup", {
+      token: reader.token,
+      query: { acct: `${writer.username}@${new URL(server.url).host}` },
+    });
+    assert.equal(found.status, 200, found.text);
+    const res = await peer.post(`/api/v1/accounts/${found.body.id}/follow`, { token: reader.token });
+    assert.equal(res.status, 200, res.text);
+    await peer.settle();
+  },
+  async "federation.distribute"() {
+    await postAs(writer, { status: "For the peer" });
+  },
+  async "federation.deliver"() {
+    await postAs(writer, { status: "For the peer again" });
   },
 };
 

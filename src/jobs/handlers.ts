@@ -1,4 +1,5 @@
 // Every job type and the function that runs it. Areas add their handlers here.
+import { deliver, distribute, runFedifyMessage } from "../federation/jobs.ts";
 import type { Runtime } from "../runtime.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
 import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
@@ -32,6 +33,9 @@ const handlers: Handlers = {
   "media.cleanup": cleanupMedia,
   "push.deliver": deliverPush,
   "notifications.stream": streamNotification,
+  "federation.fedify": runFedifyMessage,
+  "federation.distribute": distribute,
+  "federation.deliver": deliver,
 };
 
 /** Every job type with a handler (the run-twice test covers each of them). */
