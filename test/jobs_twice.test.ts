@@ -223,6 +223,23 @@ const cases: Record<JobType, () => Promise<void>> = {
     // The worker schedules the first cleanup when it starts; this one is off.
     await server.rt.queue.enqueue("media.cleanup", {});
   },
+  async "accounts.purge"() {
+    const doomed = await server.user("doomed");
+    const admin = await server.user("purger", { role: "admin", scopes: ["admin:write"] });
+    await postAs(doomed, { status: "Soon gone with its author" });
+    await follow(server, fan, doomed);
+    const res = await server.post(`/api/v1/admin/accounts/${doomed.accountId}/action`, {
+      token: admin.token,
+      json: { type: "suspend", send_email_notification: false },
+    });
+    assert.equal(res.status, 200, res.text);
+    await server.rt.db
+      .updateTable("accounts")
+      .set({ suspended_at: new Date(Date.now() - 31 * 86_400_000) })
+      .where("id", "=", doomed.accountId)
+      .execute();
+    await dueNow("accounts.purge");
+  },
   async "feeds.rebuild"() {
     // What a worker does on finding the feeds lost in a crash.
     await server.rt.db.deleteFrom("feeds_intact").execute();

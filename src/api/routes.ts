@@ -10,7 +10,8 @@ import { accountStatusesApi } from "./v1/account_statuses.ts";
 import { accounts } from "./v1/accounts.ts";
 import { credentials } from "./v1/accounts_credentials.ts";
 import { accountsRelationships } from "./v1/accounts_relationships.ts";
-import { adminReports } from "./v1/admin_reports.ts";
+import { adminAccounts } from "./v1/admin/accounts.ts";
+import { adminReports } from "./v1/admin/reports.ts";
 import { announcements } from "./v1/announcements.ts";
 import { apps } from "./v1/apps.ts";
 import { blocks } from "./v1/blocks.ts";
@@ -42,6 +43,7 @@ import { suggestionsApi } from "./v1/suggestions.ts";
 import { tags } from "./v1/tags.ts";
 import { timelines } from "./v1/timelines.ts";
 import { trends } from "./v1/trends.ts";
+import { adminAccountsV2 } from "./v2/admin/accounts.ts";
 import { filtersV2 } from "./v2/filters.ts";
 import { instanceV2 } from "./v2/instance.ts";
 import { mediaV2 } from "./v2/media.ts";
@@ -84,6 +86,8 @@ export const routers: Hono<AppEnv>[] = [
   scheduledStatuses,
   reports,
   adminReports,
+  adminAccounts,
+  adminAccountsV2,
   conversations,
   // Requests first: /api/v1/notifications/requests is not a notification id.
   notificationRequests,

@@ -6,6 +6,7 @@ import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } f
 import { deliverMail } from "../services/mail.ts";
 import { cleanupMedia } from "../services/media/cleanup.ts";
 import { processPendingMedia } from "../services/media/upload.ts";
+import { purgeAccount } from "../services/moderation/account_purge.ts";
 import { streamNotification } from "../services/notifications/create.ts";
 import { expirePoll } from "../services/statuses/polls.ts";
 import { publishScheduled } from "../services/statuses/scheduled.ts";
@@ -36,6 +37,7 @@ const handlers: Handlers = {
   "federation.fedify": runFedifyMessage,
   "federation.distribute": distribute,
   "federation.deliver": deliver,
+  "accounts.purge": purgeAccount,
 };
 
 /** Every job type with a handler (the run-twice test covers each of them). */
