@@ -5,6 +5,7 @@ import { type Config, ensureSecret } from "./config.ts";
 import { type Db, type Dialect, migrate, type OpenOptions, openDatabase } from "./db/index.ts";
 import { Queue } from "./jobs/queue.ts";
 import { type CounterStore, databaseCounters, redisCounters } from "./services/counter_stores.ts";
+import { loadServerSettings } from "./services/instance/settings.ts";
 import { type Bus, memoryBus, redisBus } from "./streaming/bus.ts";
 
 export interface Runtime {
@@ -42,7 +43,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const counters = withSecret.redisUrl
     ? redisCounters(withSecret.redisUrl, namespace)
     : databaseCounters(connection.db);
-  return {
+  const rt: Runtime = {
     config: withSecret,
     db: connection.db,
     dialect: connection.dialect,
@@ -56,4 +57,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await connection.close();
     },
   };
+  await loadServerSettings(rt);
+  return rt;
 }

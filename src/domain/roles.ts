@@ -26,6 +26,8 @@ const P = {
   deleteUserData: 1 << 19,
 } as const;
 
+export type Permission = keyof typeof P;
+
 const ALL = Object.values(P).reduce((a, b) => a | b, 0);
 
 interface RoleInfo {
@@ -70,7 +72,7 @@ export function highlightedRoles(role: Role | null): { id: string; name: string;
 }
 
 /** Whether a role holds a permission (the administrator flag holds them all). */
-export function can(role: Role, permission: keyof typeof P): boolean {
+export function can(role: Role, permission: Permission): boolean {
   const granted = ROLES[role].permissions;
   return (granted & (P[permission] | P.administrator)) !== 0;
 }
