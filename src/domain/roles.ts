@@ -26,9 +26,9 @@ const P = {
   deleteUserData: 1 << 19,
 } as const;
 
-export type Permission = keyof typeof P;
-
 const ALL = Object.values(P).reduce((a, b) => a | b, 0);
+
+export type Permission = keyof typeof P;
 
 interface RoleInfo {
   id: string;
