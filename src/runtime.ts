@@ -22,6 +22,8 @@ export interface Runtime {
 export interface RuntimeOptions extends OpenOptions {
   /** Apply pending migrations on open (the default). */
   migrate?: boolean;
+  /** Read the server settings saved in the database (the default; not before `db migrate` made its tables). */
+  serverSettings?: boolean;
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -57,6 +59,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await connection.close();
     },
   };
-  await loadServerSettings(rt);
+  if (options.serverSettings !== false) {
+    try {
+      await loadServerSettings(rt);
+    } catch (error) {
+      await rt.close();
+      throw error;
+    }
+  }
   return rt;
 }
