@@ -21,7 +21,8 @@ const log = logger("http");
 /** Paths that answer like the API: JSON errors, no caching, open CORS. */
 const API_PREFIXES = ["/api/", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/.well-known/", "/nodeinfo/"];
 const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p));
-const isPrivatePage = (path: string) => path.startsWith("/oauth/") || path.startsWith("/auth/");
+const isPrivatePage = (path: string) =>
+  path.startsWith("/oauth/") || path.startsWith("/auth/") || path === "/admin" || path.startsWith("/admin/");
 
 /** The request's body stopped before its end because the connection closed. */
 function bodyCutShort(c: Ctx): boolean {

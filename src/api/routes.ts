@@ -3,6 +3,7 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/hono.ts";
 import { aboutPages } from "../web/about.ts";
+import { adminPages } from "../web/admin/pages.ts";
 import { confirmationPages } from "../web/confirmation.ts";
 import { oauthPages } from "../web/oauth.ts";
 import { oauthApi } from "./oauth/token.ts";
@@ -67,6 +68,7 @@ export const routers: Hono<AppEnv>[] = [
   oauthPages,
   confirmationPages,
   aboutPages,
+  adminPages,
   apps,
   credentials,
   accountStatusesApi,

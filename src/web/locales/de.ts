@@ -1,6 +1,7 @@
 // The words of the web pages in German.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { adminDe } from "./admin/de.ts";
 import type { Messages } from "./en.ts";
 
 export const de: Messages = {
@@ -77,4 +78,5 @@ export const de: Messages = {
     email_domain_blocks: "gesperrten E-Mail-Domains",
     ip_blocks: "gesperrten IP-Adressen",
   },
+  admin: adminDe,
 };

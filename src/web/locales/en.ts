@@ -2,6 +2,7 @@
 import { html } from "hono/html";
 import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
 import type { Html } from "../layout.ts";
+import { adminEn } from "./admin/en.ts";
 
 export const en = {
   signIn: {
@@ -77,6 +78,7 @@ export const en = {
     email_domain_blocks: "blocked e-mail domains",
     ip_blocks: "blocked IP addresses",
   },
+  admin: adminEn,
 };
 
 export type Messages = typeof en;

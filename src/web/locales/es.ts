@@ -1,6 +1,7 @@
 // The words of the web pages in Spanish.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { adminEs } from "./admin/es.ts";
 import type { Messages } from "./en.ts";
 
 export const es: Messages = {
@@ -77,4 +78,5 @@ export const es: Messages = {
     email_domain_blocks: "dominios de correo bloqueados",
     ip_blocks: "direcciones IP bloqueadas",
   },
+  admin: adminEs,
 };

@@ -1,6 +1,7 @@
 // The words of the web pages in French.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { adminFr } from "./admin/fr.ts";
 import type { Messages } from "./en.ts";
 
 export const fr: Messages = {
@@ -78,4 +79,5 @@ export const fr: Messages = {
     email_domain_blocks: "domaines e-mail bloqués",
     ip_blocks: "adresses IP bloquées",
   },
+  admin: adminFr,
 };
