@@ -17,16 +17,12 @@ export const preparedRoutes: ReadonlyMap<string, PreparedBuilder> = new Map<stri
   [
     "/api/v1/instance",
     (rt) =>
-      instanceCached(rt, "v1", async () =>
-        prepare(await instanceV1Entity(rt, await instanceFacts(rt)), INSTANCE_CACHE),
-      ),
+      instanceCached(rt, "v1", async () => prepare(instanceV1Entity(rt, await instanceFacts(rt)), INSTANCE_CACHE)),
   ],
   [
     "/api/v2/instance",
     (rt) =>
-      instanceCached(rt, "v2", async () =>
-        prepare(await instanceV2Entity(rt, await instanceFacts(rt)), INSTANCE_CACHE),
-      ),
+      instanceCached(rt, "v2", async () => prepare(instanceV2Entity(rt, await instanceFacts(rt)), INSTANCE_CACHE)),
   ],
   ...(["2.0", "2.1"] as const).map(
     (version) =>
