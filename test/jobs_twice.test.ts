@@ -11,6 +11,7 @@ import sharp from "sharp";
 import { dispatcher, jobTypes } from "../src/jobs/handlers.ts";
 import type { JobType } from "../src/jobs/queue.ts";
 import { restoreFeeds } from "../src/services/feeds/maintenance.ts";
+import { deleteLocalAccount } from "../src/services/moderation/admin_accounts.ts";
 import { follow } from "./fixtures.ts";
 import { type PushService, Subscriber, startPushService } from "./push_receiver.ts";
 import { dialectUnderTest, startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -218,6 +219,18 @@ const cases: Record<JobType, () => Promise<void>> = {
   async "media.cleanup"() {
     // The worker schedules the first cleanup when it starts; this one is off.
     await server.rt.queue.enqueue("media.cleanup", {});
+  },
+  async "media.remove_account"() {
+    const leaving = await server.user("leaving");
+    const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#345" } })
+      .png()
+      .toBuffer();
+    const res = await server.post("/api/v1/media", {
+      token: leaving.token,
+      json: { file: `data:image/png;base64,${png.toString("base64")}` },
+    });
+    assert.equal(res.status, 200, res.text);
+    await deleteLocalAccount(server.rt, "leaving");
   },
   async "feeds.rebuild"() {
     // What a worker does on finding the feeds lost in a crash.

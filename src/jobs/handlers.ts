@@ -3,7 +3,7 @@ import type { Runtime } from "../runtime.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
 import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
 import { deliverMail } from "../services/mail.ts";
-import { cleanupMedia } from "../services/media/cleanup.ts";
+import { cleanupMedia, removeAccountMedia } from "../services/media/cleanup.ts";
 import { processPendingMedia } from "../services/media/upload.ts";
 import { streamNotification } from "../services/notifications/create.ts";
 import { expirePoll } from "../services/statuses/polls.ts";
@@ -30,6 +30,7 @@ const handlers: Handlers = {
   "statuses.publish_scheduled": publishScheduled,
   "media.process": processPendingMedia,
   "media.cleanup": cleanupMedia,
+  "media.remove_account": removeAccountMedia,
   "push.deliver": deliverPush,
   "notifications.stream": streamNotification,
 };

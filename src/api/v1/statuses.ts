@@ -146,7 +146,8 @@ statuses.delete("/api/v1/statuses/:id", requireUser("write:statuses"), async (c)
   // Rendered before it goes, with its source, so that apps can offer to redraft it.
   const view = await loadStatusView(c.var.rt, user.accountId, id, { includeDeleted: true });
   const entity = renderStatus(c.var.rt, view, { withSource: true });
-  await deleteStatus(c.var.rt, user.accountId, id);
+  const p = parse(z.object({ delete_media: zBool() }), await params(c));
+  await deleteStatus(c.var.rt, user.accountId, id, { deleteMedia: p.delete_media });
   return c.json(entity);
 });
 
