@@ -10,6 +10,7 @@ import { sql } from "kysely";
 import sharp from "sharp";
 import { dispatcher, jobTypes } from "../src/jobs/handlers.ts";
 import type { JobType } from "../src/jobs/queue.ts";
+import { addAnnouncement } from "../src/services/announcements/announcements.ts";
 import { restoreFeeds } from "../src/services/feeds/maintenance.ts";
 import { deleteLocalAccount } from "../src/services/moderation/admin_accounts.ts";
 import { follow } from "./fixtures.ts";
@@ -231,6 +232,15 @@ const cases: Record<JobType, () => Promise<void>> = {
     });
     assert.equal(res.status, 200, res.text);
     await deleteLocalAccount(server.rt, "leaving");
+  },
+  async "announcements.publish"() {
+    const later = await addAnnouncement(server.rt, { text: "Soon", publishAt: new Date(Date.now() + 3600_000) });
+    await server.rt.db
+      .updateTable("announcements")
+      .set({ published_at: new Date() })
+      .where("id", "=", later.id)
+      .execute();
+    await dueNow("announcements.publish");
   },
   async "feeds.rebuild"() {
     // What a worker does on finding the feeds lost in a crash.

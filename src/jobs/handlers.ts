@@ -1,5 +1,6 @@
 // Every job type and the function that runs it. Areas add their handlers here.
 import type { Runtime } from "../runtime.ts";
+import { publishScheduledAnnouncement } from "../services/announcements/announcements.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
 import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
 import { deliverMail } from "../services/mail.ts";
@@ -33,6 +34,7 @@ const handlers: Handlers = {
   "media.remove_account": removeAccountMedia,
   "push.deliver": deliverPush,
   "notifications.stream": streamNotification,
+  "announcements.publish": publishScheduledAnnouncement,
 };
 
 /** Every job type with a handler (the run-twice test covers each of them). */
