@@ -236,6 +236,11 @@ test("SSE: one stream per response, with the REST entity as data; health; unknow
   });
   assert.equal(filter.status, 200);
   await until(() => user.events.some((e) => e.event === "filters_changed"));
+  // Comments end with one newline, as Mastodon's: no blank line outside an event.
+  assert.deepEqual(
+    [user, local, tag].map((s) => s.blankLines),
+    [0, 0, 0],
+  );
   for (const s of [user, local, tag]) s.close();
   await subscribed(server, 0);
 });
@@ -302,7 +307,8 @@ test("announcements: announcement, announcement.reaction and announcement.delete
     .set({ run_at: new Date() })
     .where("type", "=", "announcements.publish")
     .execute();
-  const scheduled = await socket.next("announcement", (f) => JSON.parse(f.payload!).id === later.id, 10_000);
+  server.rt.queue.wake();
+  const scheduled = await socket.next("announcement", (f) => JSON.parse(f.payload!).id === later.id);
   assert.equal(JSON.parse(scheduled.payload!).content, "<p>Later</p>");
 });
 
