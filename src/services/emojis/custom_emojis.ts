@@ -4,11 +4,11 @@
 // operator's command in another process shows within that minute).
 import { basename, extname } from "node:path";
 import type { Selectable } from "kysely";
-import { list as listTar } from "tar";
 import type { CustomEmojisTable } from "../../db/schema.ts";
 import { SHORTCODE, shortcodesIn } from "../../domain/custom_emojis.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
+import { lazy } from "../../lazy.ts";
 import { EmojiImageError, processEmojiImage } from "../../media/emoji_images.ts";
 import { mediaStorage } from "../../media/storage.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -16,6 +16,8 @@ import type { Runtime } from "../../runtime.ts";
 export type CustomEmoji = Selectable<CustomEmojisTable>;
 
 const FRESH_MS = 60_000;
+/** For `rookery emoji import` only (src/lazy.ts). */
+const tar = lazy<typeof import("tar")>("tar");
 const loaded = new WeakMap<Runtime, { at: number; emojis: Promise<Map<string, CustomEmoji>> }>();
 
 /** The enabled local emojis by shortcode. */
@@ -131,7 +133,7 @@ export async function importEmojis(
   options: Omit<NewEmoji, "shortcode" | "image"> & { prefix?: string; suffix?: string },
 ): Promise<ImportResult> {
   const files: { name: string; data: Buffer }[] = [];
-  await listTar({
+  await tar().list({
     file: archive,
     onReadEntry(entry) {
       const name = basename(entry.path);
