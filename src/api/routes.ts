@@ -5,6 +5,7 @@ import type { AppEnv } from "../http/hono.ts";
 import { aboutPages } from "../web/about.ts";
 import { confirmationPages } from "../web/confirmation.ts";
 import { oauthPages } from "../web/oauth.ts";
+import { publicPages } from "../web/public_pages/routes.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
 import { accounts } from "./v1/accounts.ts";
@@ -99,4 +100,5 @@ export const routers: Hono<AppEnv>[] = [
   announcements,
   trends,
   streamingApi,
+  publicPages,
 ];

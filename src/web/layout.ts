@@ -23,8 +23,16 @@ const STYLE = `
   .muted { opacity: .75; font-size: .9rem; }
 `;
 
-/** A page in `locale` (English unless told); `onload` runs a line of script once it has loaded. */
-export function page(title: string, body: Html, siteTitle: string, o: { locale?: string; onload?: string } = {}): Html {
+/**
+ * A page in `locale` (English unless told); `onload` runs a line of script once it has loaded;
+ * `head` adds to the document's head (links, a page's own style).
+ */
+export function page(
+  title: string,
+  body: Html,
+  siteTitle: string,
+  o: { locale?: string; onload?: string; head?: Html } = {},
+): Html {
   return html`<!doctype html>
 <html lang="${o.locale ?? "en"}">
 <head>
@@ -33,6 +41,7 @@ export function page(title: string, body: Html, siteTitle: string, o: { locale?:
 <meta name="referrer" content="no-referrer">
 <title>${title} · ${siteTitle}</title>
 <style>${raw(STYLE)}</style>
+${o.head ?? ""}
 </head>
 <body${o.onload ? html` onload="${o.onload}"` : ""}><main>
 <p class="muted">${siteTitle}</p>

@@ -77,6 +77,29 @@ export const en = {
     email_domain_blocks: "blocked e-mail domains",
     ip_blocks: "blocked IP addresses",
   },
+  /** The public profile and post pages. */
+  publicPages: {
+    posts: "Posts",
+    following: "Following",
+    followers: "Followers",
+    joined: "Joined",
+    pinned: "Pinned",
+    boosted: (who: string) => `${who} boosted`,
+    older: "Older posts",
+    newer: "Newer posts",
+    noPosts: "No public posts yet.",
+    sensitive: "Sensitive media",
+    votes: (n: number) => (n === 1 ? "1 vote" : `${n} votes`),
+    pollClosed: "Closed",
+    edited: "Edited",
+    replies: "Replies",
+    boosts: "Boosts",
+    favourites: "Favourites",
+    notFound: "This page does not exist.",
+    notFoundTitle: "Not found",
+    gone: "This account has been suspended.",
+    goneTitle: "Suspended",
+  },
 };
 
 export type Messages = typeof en;
