@@ -98,5 +98,7 @@ export const de: Messages = {
     notFoundTitle: "Nicht gefunden",
     gone: "Dieses Konto wurde gesperrt.",
     goneTitle: "Gesperrt",
+    membersOnly: "Dieser Server zeigt seine Profile und Beiträge nur seinen Mitgliedern, in ihren Apps.",
+    membersOnlyTitle: "Nur für Mitglieder",
   },
 };

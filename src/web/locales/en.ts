@@ -99,6 +99,8 @@ export const en = {
     notFoundTitle: "Not found",
     gone: "This account has been suspended.",
     goneTitle: "Suspended",
+    membersOnly: "This server shows its profiles and posts to its members only, in their apps.",
+    membersOnlyTitle: "Members only",
   },
 };
 

@@ -98,5 +98,7 @@ export const es: Messages = {
     notFoundTitle: "No encontrado",
     gone: "Esta cuenta ha sido suspendida.",
     goneTitle: "Suspendida",
+    membersOnly: "Este servidor muestra sus perfiles y publicaciones solo a sus miembros, en sus aplicaciones.",
+    membersOnlyTitle: "Solo para miembros",
   },
 };

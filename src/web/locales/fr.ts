@@ -99,5 +99,7 @@ export const fr: Messages = {
     notFoundTitle: "Introuvable",
     gone: "Ce compte a été suspendu.",
     goneTitle: "Suspendu",
+    membersOnly: "Ce serveur ne montre ses profils et ses messages qu'à ses membres, dans leurs applications.",
+    membersOnlyTitle: "Réservé aux membres",
   },
 };

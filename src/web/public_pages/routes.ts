@@ -19,6 +19,12 @@ import { excerpt, PAGE_STYLE, renderProfile, renderStatus, safeUrl } from "./ren
 
 export const publicPages = router();
 
+// In limited federation mode the server shows nothing to strangers, as its API does.
+publicPages.use("/:handle{@[^/]+}/*", async (c, next) => {
+  if (c.var.rt.config.limitedFederation) return errorPage(c, 401, languageOf(c));
+  await next();
+});
+
 const PAGE_SIZE = 20;
 const ANONYMOUS = null;
 
@@ -30,9 +36,13 @@ function head(activityUrl: string, o: { noindex?: boolean } = {}): Html {
 ${o.noindex ? html`<meta name="robots" content="noindex, noarchive">` : ""}`;
 }
 
-function errorPage(c: Ctx, status: 404 | 410, lang: Language) {
+function errorPage(c: Ctx, status: 401 | 404 | 410, lang: Language) {
   const t = lang.t.publicPages;
-  const [title, text] = status === 410 ? [t.goneTitle, t.gone] : [t.notFoundTitle, t.notFound];
+  const [title, text] = {
+    401: [t.membersOnlyTitle, t.membersOnly],
+    404: [t.notFoundTitle, t.notFound],
+    410: [t.goneTitle, t.gone],
+  }[status];
   const site = c.var.rt.config.site.title;
   return c.html(page(title, html`<h1>${title}</h1><p>${text}</p>`, site, { locale: lang.locale }), status);
 }
