@@ -3,8 +3,10 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/hono.ts";
 import { aboutPages } from "../web/about.ts";
+import { adminPages } from "../web/admin/pages.ts";
 import { confirmationPages } from "../web/confirmation.ts";
 import { oauthPages } from "../web/oauth.ts";
+import { publicPages } from "../web/public_pages/routes.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
 import { accounts } from "./v1/accounts.ts";
@@ -75,6 +77,7 @@ export const routers: Hono<AppEnv>[] = [
   oauthPages,
   confirmationPages,
   aboutPages,
+  adminPages,
   apps,
   credentials,
   accountStatusesApi,
@@ -119,4 +122,5 @@ export const routers: Hono<AppEnv>[] = [
   announcements,
   trends,
   streamingApi,
+  publicPages,
 ];

@@ -798,6 +798,17 @@ export interface Database {
   media_attachments: MediaAttachmentsTable;
   push_subscriptions: PushSubscriptionsTable;
   push_deliveries: PushDeliveriesTable;
+  actor_keys: ActorKeysTable;
+}
+
+/** A local actor's key pairs, as JWK JSON text (migration 0034). */
+export interface ActorKeysTable {
+  owner: string;
+  rsa_public: string;
+  rsa_private: string;
+  ed25519_public: string;
+  ed25519_private: string;
+  created_at: Date;
 }
 
 export type MediaType = "image" | "gifv" | "video" | "audio" | "unknown";

@@ -32,10 +32,6 @@ class Lru<K, V> {
   delete(key: K): void {
     this.#map.delete(key);
   }
-
-  clear(): void {
-    this.#map.clear();
-  }
 }
 
 interface Caches {
@@ -53,7 +49,7 @@ export function viewCaches(rt: Runtime): Caches {
     onEvent(rt, "statuses.changed", ({ ids }) => {
       for (const id of ids) fresh.statuses.delete(id);
     });
-    onEvent(rt, "account.changed", ({ id }) => (id === "*" ? fresh.accounts.clear() : fresh.accounts.delete(id)));
+    onEvent(rt, "account.changed", ({ id }) => fresh.accounts.delete(id));
     registry.set(rt, fresh);
     caches = fresh;
   }

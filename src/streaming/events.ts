@@ -7,7 +7,7 @@ import type { Runtime } from "../runtime.ts";
 export interface BusEvents {
   /** Statuses edited, deleted, or a boost withdrawn: render them afresh. */
   "statuses.changed": { ids: string[] };
-  /** An account's profile, role or standing changed; `*` for many at once (a domain block). */
+  /** An account's profile, role or standing changed. */
   "account.changed": { id: string };
   /** An account's filters, keywords or filtered statuses changed. */
   "filters.changed": { accountId: string };

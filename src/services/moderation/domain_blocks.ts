@@ -58,67 +58,70 @@ export async function blockDomain(rt: Runtime, input: BlockInput): Promise<Domai
     updated_at: now,
   };
   const block = await rt.db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom("domain_blocks").selectAll().where("domain", "=", domain).executeTakeFirst();
-    if (before) {
-      await trx.updateTable("domain_blocks").set(values).where("id", "=", before.id).execute();
-    } else {
-      await trx
-        .insertInto("domain_blocks")
-        .values({ id: newId(), domain, created_at: now, ...values })
-        .execute();
-    }
     const row = await trx
-      .selectFrom("domain_blocks")
-      .selectAll()
-      .where("domain", "=", domain)
+      .insertInto("domain_blocks")
+      .values({ id: newId(), domain, created_at: now, ...values })
+      .onConflict((oc) => oc.column("domain").doUpdateSet(values))
+      .returningAll()
       .executeTakeFirstOrThrow();
-    await applyBlock(rt, trx, row);
-    return row;
+    const changed = [...(await liftBlockFromAccounts(trx, row)), ...(await applyBlockToAccounts(rt, trx, row))];
+    return { row, changed };
   });
-  await blockChanged(rt);
-  return block;
-}
-
-/** The accounts of the block's domain and its subdomains. */
-const accountsOf = (db: Db, domain: string) => db.updateTable("accounts").where(onDomain(domain));
-
-/** Imposes the block's severity on its accounts and lifts what a former, stricter severity imposed. */
-async function applyBlock(rt: Runtime, db: Db, block: DomainBlock): Promise<void> {
-  const at = block.created_at;
-  if (block.severity !== "silence") {
-    await accountsOf(db, block.domain).set({ silenced_at: null }).where("silenced_at", "=", at).execute();
-  }
-  if (block.severity !== "suspend") {
-    await accountsOf(db, block.domain).set({ suspended_at: null }).where("suspended_at", "=", at).execute();
-  }
-  if (block.severity === "silence") {
-    await accountsOf(db, block.domain).set({ silenced_at: at }).where("silenced_at", "is", null).execute();
-  }
-  if (block.severity === "suspend") {
-    await accountsOf(db, block.domain).set({ suspended_at: at }).where("suspended_at", "is", null).execute();
-    await severDomain(rt, db, block.domain);
-  }
-}
-
-async function blockChanged(rt: Runtime): Promise<void> {
+  await accountsChanged(rt, block.changed);
   await instanceChanged(rt);
-  // Account views show `limited` and suspension: every cached one may have changed.
-  await publishEvent(rt, "account.changed", { id: "*" });
+  return block.row;
+}
+
+/** Accounts of the domain and its subdomains. */
+const ofDomain = (db: Db, domain: string) => db.updateTable("accounts").where(onDomain(domain));
+
+/**
+ * Silences or suspends the domain's accounts that are not already, marked with the block's time
+ * (as Mastodon's BlockDomainService does), so that lifting it restores exactly those. Suspending
+ * also severs the follows between them and local accounts.
+ */
+async function applyBlockToAccounts(rt: Runtime, db: Db, block: DomainBlock): Promise<string[]> {
+  if (block.severity === "noop") return [];
+  const column = block.severity === "silence" ? "silenced_at" : "suspended_at";
+  const rows = await ofDomain(db, block.domain)
+    .set({ [column]: block.created_at })
+    .where(column, "is", null)
+    .returning("id")
+    .execute();
+  if (block.severity === "suspend") await severDomain(rt, db, block.domain);
+  return rows.map((r) => r.id);
+}
+
+/** Undoes what the block did to the domain's accounts (before it changes or goes). */
+async function liftBlockFromAccounts(db: Db, block: DomainBlock): Promise<string[]> {
+  const ids: string[] = [];
+  for (const column of ["silenced_at", "suspended_at"] as const) {
+    const rows = await ofDomain(db, block.domain)
+      .set({ [column]: null })
+      .where(column, "=", block.created_at)
+      .returning("id")
+      .execute();
+    ids.push(...rows.map((r) => r.id));
+  }
+  return ids;
+}
+
+async function accountsChanged(rt: Runtime, ids: string[]): Promise<void> {
+  for (const id of new Set(ids)) await publishEvent(rt, "account.changed", { id });
 }
 
 /** Lifts a block and what it imposed on the domain's accounts. */
 export async function unblockDomain(rt: Runtime, domain: string): Promise<DomainBlock> {
-  const block = await rt.db.transaction().execute(async (trx) => {
+  const { block, changed } = await rt.db.transaction().execute(async (trx) => {
     const row = await trx
-      .selectFrom("domain_blocks")
-      .selectAll()
+      .deleteFrom("domain_blocks")
       .where("domain", "=", domain.trim().toLowerCase())
+      .returningAll()
       .executeTakeFirst();
     if (!row) throw notFound();
-    await applyBlock(rt, trx, { ...row, severity: "noop" });
-    await trx.deleteFrom("domain_blocks").where("id", "=", row.id).execute();
-    return row;
+    return { block: row, changed: await liftBlockFromAccounts(trx, row) };
   });
-  await blockChanged(rt);
+  await accountsChanged(rt, changed);
+  await instanceChanged(rt);
   return block;
 }

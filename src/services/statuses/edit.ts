@@ -6,6 +6,7 @@ import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { userSettings } from "../accounts/preferences.ts";
+import { federate } from "../federation/outbox.ts";
 import { checkMedia, mediaSnapshot, setStatusMedia } from "../media/attach.ts";
 import { checkDescription, parseFocus } from "../media/upload.ts";
 import { type StatusRow, visibleStatus } from "../visibility/load.ts";
@@ -149,6 +150,7 @@ export async function editStatus(
       await createPoll(rt, trx, id, user.accountId, poll);
     }
     await statusEdited(rt, trx, { id, accountId: user.accountId, newlyMentioned });
+    await federate(rt, trx, user.accountId, { type: "Update", statusId: id }, newlyMentioned);
   });
   await publishEvent(rt, "statuses.changed", { ids: [id] });
   await publishEvent(rt, "statuses.edited", { id });

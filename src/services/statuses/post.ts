@@ -6,6 +6,7 @@ import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { userSettings } from "../accounts/preferences.ts";
+import { federate } from "../federation/outbox.ts";
 import { checkMedia, setStatusMedia } from "../media/attach.ts";
 import { visibleStatus } from "../visibility/load.ts";
 import { addMentions, addTags, checkDraft, chosenVisibility, type Draft, renderDraft } from "./compose.ts";
@@ -139,6 +140,10 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
         .execute();
     }
     await statusPosted(rt, trx, { id, mentioned: rendered.mentions.map((m) => m.id), visibility });
+    await federate(rt, trx, author.accountId, { type: "Create", statusId: id }, [
+      ...rendered.mentions.map((m) => m.id),
+      ...(parent ? [parent.account_id] : []),
+    ]);
     return id;
   });
 }
