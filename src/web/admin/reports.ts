@@ -16,7 +16,7 @@ import {
 import { loadAdminReportViews } from "../../services/moderation/report_views.ts";
 import { CATEGORIES } from "../../services/moderation/reports.ts";
 import { adminPage, button, formToken } from "./frame.ts";
-import { adminRoute, type Staff, saved } from "./guard.ts";
+import { adminRoute, type StaffVisit, saved } from "./guard.ts";
 
 export const reportPages = router();
 
@@ -36,7 +36,7 @@ interface CitedStatus {
 const acct = (a: AdminAccount | null) => (a ? (a.domain ? `@${a.username}@${a.domain}` : `@${a.username}`) : "—");
 const day = (iso: string) => iso.slice(0, 10);
 
-async function render(rt: Parameters<typeof loadAdminReportViews>[0], staff: Staff, ids: string[]) {
+async function render(rt: Parameters<typeof loadAdminReportViews>[0], staff: StaffVisit, ids: string[]) {
   const views = await loadAdminReportViews(rt, staff.user.accountId, ids);
   const deleted = new Set(views.statuses.filter((s) => s.shared.row.deleted_at !== null).map((s) => s.shared.row.id));
   return { reports: renderAdminReports(rt, views), deleted };
@@ -48,7 +48,12 @@ reportPages.get(
     const t = staff.lang.t.admin.reports;
     const resolved = staff.params.resolved === "1";
     const maxId = typeof staff.params.max_id === "string" && isId(staff.params.max_id) ? staff.params.max_id : null;
-    const page = await listReports(c.var.rt, { resolved }, { maxId, sinceId: null, minId: null, limit: PAGE_SIZE });
+    const page = await listReports(
+      c.var.rt,
+      staff.actor,
+      { resolved },
+      { maxId, sinceId: null, minId: null, limit: PAGE_SIZE },
+    );
     const { reports } = await render(c.var.rt, staff, page.items);
     const rows = reports.map(
       (r) => html`<tr>
@@ -85,7 +90,7 @@ reportPages.get(
   "/admin/reports/:id",
   adminRoute("manageReports", async (c, staff) => {
     const t = staff.lang.t.admin.reports;
-    const id = await requireReport(c.var.rt, c.req.param("id") ?? "");
+    const id = await requireReport(c.var.rt, staff.actor, c.req.param("id") ?? "");
     const { reports, deleted } = await render(c.var.rt, staff, [id]);
     const r = reports[0];
     const path = `/admin/reports/${r.id}`;
@@ -132,7 +137,7 @@ ${statuses.length > 0 ? statuses : html`<p>${t.noStatuses}</p>`}
   }),
 );
 
-const action = (run: (staff: Staff, id: string, rt: Parameters<typeof requireReport>[0]) => Promise<unknown>) =>
+const action = (run: (staff: StaffVisit, id: string, rt: Parameters<typeof requireReport>[0]) => Promise<unknown>) =>
   adminRoute("manageReports", async (c, staff) => {
     const id = c.req.param("id") ?? "";
     await run(staff, id, c.var.rt);
@@ -141,23 +146,25 @@ const action = (run: (staff: Staff, id: string, rt: Parameters<typeof requireRep
 
 reportPages.post(
   "/admin/reports/:id/assign_to_self",
-  action((staff, id, rt) => assignReport(rt, id, staff.user.accountId)),
+  action((staff, id, rt) => assignReport(rt, staff.actor, id, true)),
 );
 reportPages.post(
   "/admin/reports/:id/unassign",
-  action((_staff, id, rt) => assignReport(rt, id, null)),
+  action((staff, id, rt) => assignReport(rt, staff.actor, id, false)),
 );
 reportPages.post(
   "/admin/reports/:id/resolve",
-  action((staff, id, rt) => resolveReport(rt, id, staff.user.accountId)),
+  action((staff, id, rt) => resolveReport(rt, staff.actor, id)),
 );
 reportPages.post(
   "/admin/reports/:id/reopen",
-  action((_staff, id, rt) => reopenReport(rt, id)),
+  action((staff, id, rt) => reopenReport(rt, staff.actor, id)),
 );
 reportPages.post(
   "/admin/reports/:id/category",
   action((staff, id, rt) =>
-    updateReport(rt, id, { category: typeof staff.params.category === "string" ? staff.params.category : "" }),
+    updateReport(rt, staff.actor, id, {
+      category: typeof staff.params.category === "string" ? staff.params.category : "",
+    }),
   ),
 );
