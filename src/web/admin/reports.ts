@@ -3,6 +3,7 @@
 import { html, raw } from "hono/html";
 import type { ReportCategory } from "../../db/schema.ts";
 import { isId } from "../../domain/ids.ts";
+import { can } from "../../domain/roles.ts";
 import { router } from "../../http/hono.ts";
 import { renderAdminReports } from "../../serializers/admin_report.ts";
 import {
@@ -110,7 +111,11 @@ reportPages.get(
         title: t.report(r.id),
         section: "reports",
         body: html`<table>
-<tr><th>${t.target}</th><td>${acct(r.target_account)}</td></tr>
+<tr><th>${t.target}</th><td>${acct(r.target_account)}${
+          r.target_account && can(staff.user.role, "manageUsers")
+            ? html` <a href="/admin/accounts/${r.target_account.id}?${new URLSearchParams({ report_id: r.id })}">${t.takeAction}</a>`
+            : ""
+        }</td></tr>
 <tr><th>${t.reporter}</th><td>${acct(r.account)}${r.forwarded ? html` <span class="muted">(${t.forwarded})</span>` : ""}</td></tr>
 <tr><th>${t.created}</th><td>${day(r.created_at)}</td></tr>
 <tr><th>${t.category}</th><td>${t.categories[r.category as ReportCategory]}</td></tr>
