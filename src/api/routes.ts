@@ -6,6 +6,7 @@ import { aboutPages } from "../web/about.ts";
 import { adminPages } from "../web/admin/pages.ts";
 import { confirmationPages } from "../web/confirmation.ts";
 import { oauthPages } from "../web/oauth.ts";
+import { publicPages } from "../web/public_pages/routes.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
 import { accounts } from "./v1/accounts.ts";
@@ -105,4 +106,5 @@ export const routers: Hono<AppEnv>[] = [
   announcements,
   trends,
   streamingApi,
+  publicPages,
 ];

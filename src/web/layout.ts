@@ -34,13 +34,14 @@ const STYLE = `
 
 /**
  * A page in `locale` (English unless told); `onload` runs a line of script once it has loaded; `wide`
- * pages (the web admin's tables) use the width of a desktop screen.
+ * pages (the web admin's tables) use the width of a desktop screen; `head` adds to the document's head
+ * (links, a page's own style).
  */
 export function page(
   title: string,
   body: Html,
   siteTitle: string,
-  o: { locale?: string; onload?: string; wide?: boolean } = {},
+  o: { locale?: string; onload?: string; wide?: boolean; head?: Html } = {},
 ): Html {
   return html`<!doctype html>
 <html lang="${o.locale ?? "en"}">
@@ -50,6 +51,7 @@ export function page(
 <meta name="referrer" content="no-referrer">
 <title>${title} · ${siteTitle}</title>
 <style>${raw(STYLE)}</style>
+${o.head ?? ""}
 </head>
 <body${o.onload ? html` onload="${o.onload}"` : ""}><main${o.wide ? raw(' class="wide"') : ""}>
 <p class="muted">${siteTitle}</p>

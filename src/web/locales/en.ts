@@ -79,6 +79,31 @@ export const en = {
     ip_blocks: "blocked IP addresses",
   },
   admin: adminEn,
+  /** The public profile and post pages. */
+  publicPages: {
+    posts: "Posts",
+    following: "Following",
+    followers: "Followers",
+    joined: "Joined",
+    pinned: "Pinned",
+    boosted: (who: string) => `${who} boosted`,
+    older: "Older posts",
+    newer: "Newer posts",
+    noPosts: "No public posts yet.",
+    sensitive: "Sensitive media",
+    votes: (n: number) => (n === 1 ? "1 vote" : `${n} votes`),
+    pollClosed: "Closed",
+    edited: "Edited",
+    replies: "Replies",
+    boosts: "Boosts",
+    favourites: "Favourites",
+    notFound: "This page does not exist.",
+    notFoundTitle: "Not found",
+    gone: "This account has been suspended.",
+    goneTitle: "Suspended",
+    membersOnly: "This server shows its profiles and posts to its members only, in their apps.",
+    membersOnlyTitle: "Members only",
+  },
 };
 
 export type Messages = typeof en;
