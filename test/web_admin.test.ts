@@ -158,6 +158,85 @@ test("a moderator works a report: reads what it cites, takes it, recategorizes, 
   assert.equal((await mod.get("/admin/reports/nope")).status, 404);
 });
 
+test("a moderator finds an account and acts on it from a report; the audit log tells", async () => {
+  const mod = await signedIn("mod");
+  const found = await mod.get("/admin/accounts?username=targ");
+  assert.equal(found.status, 200);
+  assert.ok(found.text.includes(`href="/admin/accounts/${target.accountId}"`));
+  assert.doesNotMatch(found.text, /@reporter/);
+  const reportPage = await mod.get(`/admin/reports/${reportId}`);
+  const link = `/admin/accounts/${target.accountId}?report_id=${reportId}`;
+  assert.ok(reportPage.text.includes(`href="${link}"`), "the report leads to the account, with the report");
+  const path = `/admin/accounts/${target.accountId}`;
+  const page = await mod.get(link);
+  assert.match(page.text, /target@example\.test/);
+  const acted = await mod.post(`${path}/action`, {
+    ...formFields(page.text, `${path}/action`),
+    type: "silence",
+    text: "Enough spam",
+  });
+  assert.equal(acted.status, 303);
+  assert.equal(acted.headers.get("location"), `${path}?saved=1`);
+  assert.match((await mod.get(path)).text, /Limited/);
+
+  const api = await server.user("modapi2", { role: "moderator", scopes: ["read", "admin:read"] });
+  const account = (await server.get(`/api/v1/admin/accounts/${target.accountId}`, { token: api.token })).body;
+  assert.equal(account.silenced, true);
+  assert.equal((await server.get(`/api/v1/admin/reports/${reportId}`, { token: api.token })).body.action_taken, true);
+  const warned = (await server.get("/api/v1/notifications", { token: target.token })).body;
+  assert.equal(warned[0]?.type, "moderation_warning");
+  assert.equal(warned[0].moderation_warning.text, "Enough spam");
+
+  const suspended = await submit(mod, path, `${path}/action`, { type: "suspend", text: "" });
+  assert.equal(suspended.status, 303);
+  assert.equal((await server.get(`/api/v1/accounts/${target.accountId}`, { token: api.token })).status, 410);
+  assert.equal((await submit(mod, path, `${path}/unsilence`)).status, 303);
+  assert.equal((await submit(mod, path, `${path}/unsuspend`)).status, 303);
+  assert.equal((await server.get(`/api/v1/accounts/${target.accountId}`, { token: api.token })).status, 200);
+
+  const log = await mod.get("/admin/audit_log");
+  assert.equal(log.status, 200);
+  const rows = [
+    ...log.text.matchAll(
+      /<tr><td>[^<]*<\/td><td>([^<]*)<\/td><td><code>([^<]*)<\/code><\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g,
+    ),
+  ].map((m) => m.slice(1));
+  assert.deepEqual(rows.slice(0, 4), [
+    ["@mod", "unsuspend", "Account target", ""],
+    ["@mod", "unsilence", "Account target", ""],
+    ["@mod", "suspend", "Account target", ""],
+    ["@mod", "resolve", "Report #" + reportId, ""],
+  ]);
+  assert.ok(rows.some(([who, action, , note]) => who === "@mod" && action === "silence" && note === "Enough spam"));
+  assert.equal((await (await signedIn("plain")).get("/admin/audit_log")).status, 403);
+});
+
+test("a moderator approves a pending sign-up, and may not act on an admin", async () => {
+  const pending = await server.user("newcomer");
+  await server.rt.db.updateTable("users").set({ approved: false }).where("id", "=", pending.userId).execute();
+  const mod = await signedIn("mod");
+  const list = await mod.get("/admin/accounts?status=pending");
+  assert.ok(list.text.includes(`href="/admin/accounts/${pending.accountId}"`));
+  assert.doesNotMatch(list.text, /@target/);
+  const path = `/admin/accounts/${pending.accountId}`;
+  assert.equal((await submit(mod, path, `${path}/approve`)).status, 303);
+  const row = await server.rt.db
+    .selectFrom("users")
+    .select("approved")
+    .where("id", "=", pending.userId)
+    .executeTakeFirstOrThrow();
+  assert.equal(Boolean(row.approved), true);
+  assert.doesNotMatch((await mod.get(path)).text, new RegExp(`action="${path}/approve"`));
+
+  const boss = (
+    await server.rt.db.selectFrom("accounts").select("id").where("username", "=", "boss").executeTakeFirstOrThrow()
+  ).id;
+  const refused = await submit(mod, `/admin/accounts/${boss}`, `/admin/accounts/${boss}/action`, { type: "suspend" });
+  assert.equal(refused.status, 403);
+  assert.equal((await server.get(`/api/v1/accounts/${boss}`)).status, 200);
+  assert.equal((await mod.get("/admin/accounts/123")).status, 404);
+});
+
 test("an admin blocks and unblocks a domain", async () => {
   const boss = await signedIn("boss");
   const path = "/admin/domain_blocks";

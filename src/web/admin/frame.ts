@@ -11,8 +11,10 @@ import type { AdminMessages } from "../locales/admin/en.ts";
 /** The sections of the web admin, in the order of the menu, with the permission each needs. */
 export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permission: Permission }[] = [
   { key: "reports", path: "/admin/reports", permission: "manageReports" },
+  { key: "accounts", path: "/admin/accounts", permission: "manageUsers" },
   { key: "domains", path: "/admin/domain_blocks", permission: "manageFederation" },
   { key: "settings", path: "/admin/settings", permission: "manageSettings" },
+  { key: "auditLog", path: "/admin/audit_log", permission: "viewAuditLog" },
 ];
 
 interface Viewer {

@@ -2,6 +2,8 @@
 // section the visitor's role may use.
 import { can } from "../../domain/roles.ts";
 import { router } from "../../http/hono.ts";
+import { accountPages } from "./accounts.ts";
+import { auditLogPages } from "./audit_log.ts";
 import { domainPages } from "./domains.ts";
 import { SECTIONS } from "./frame.ts";
 import { adminRoute } from "./guard.ts";
@@ -20,5 +22,7 @@ adminPages.get(
 );
 
 adminPages.route("/", reportPages);
+adminPages.route("/", accountPages);
 adminPages.route("/", domainPages);
 adminPages.route("/", settingsPages);
+adminPages.route("/", auditLogPages);
