@@ -1,6 +1,7 @@
 // The words of the web pages in German.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { adminDe } from "./admin/de.ts";
 import type { Messages } from "./en.ts";
 
 export const de: Messages = {
@@ -101,4 +102,5 @@ export const de: Messages = {
     membersOnly: "Dieser Server zeigt seine Profile und Beiträge nur seinen Mitgliedern, in ihren Apps.",
     membersOnlyTitle: "Nur für Mitglieder",
   },
+  admin: adminDe,
 };

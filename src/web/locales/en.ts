@@ -2,6 +2,7 @@
 import { html } from "hono/html";
 import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
 import type { Html } from "../layout.ts";
+import { adminEn } from "./admin/en.ts";
 
 export const en = {
   signIn: {
@@ -102,6 +103,7 @@ export const en = {
     membersOnly: "This server shows its profiles and posts to its members only, in their apps.",
     membersOnlyTitle: "Members only",
   },
+  admin: adminEn,
 };
 
 export type Messages = typeof en;

@@ -1,6 +1,7 @@
 // The words of the web pages in Spanish.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { adminEs } from "./admin/es.ts";
 import type { Messages } from "./en.ts";
 
 export const es: Messages = {
@@ -101,4 +102,5 @@ export const es: Messages = {
     membersOnly: "Este servidor muestra sus perfiles y publicaciones solo a sus miembros, en sus aplicaciones.",
     membersOnlyTitle: "Solo para miembros",
   },
+  admin: adminEs,
 };

@@ -1,6 +1,7 @@
 // The words of the web pages in French.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { adminFr } from "./admin/fr.ts";
 import type { Messages } from "./en.ts";
 
 export const fr: Messages = {
@@ -102,4 +103,5 @@ export const fr: Messages = {
     membersOnly: "Ce serveur ne montre ses profils et ses messages qu'à ses membres, dans leurs applications.",
     membersOnlyTitle: "Réservé aux membres",
   },
+  admin: adminFr,
 };
