@@ -34,8 +34,8 @@ const STYLE = `
 
 /**
  * A page in `locale` (English unless told); `onload` runs a line of script once it has loaded; `wide`
- * pages (the web admin's tables) use the width of a desktop screen; `head` adds to the document's
- * head (links, a page's own style).
+ * pages (the web admin's tables) use the width of a desktop screen; `head` adds to the document's head
+ * (links, a page's own style).
  */
 export function page(
   title: string,

@@ -78,6 +78,7 @@ export const de: Messages = {
     email_domain_blocks: "gesperrten E-Mail-Domains",
     ip_blocks: "gesperrten IP-Adressen",
   },
+  admin: adminDe,
   publicPages: {
     posts: "Beiträge",
     following: "Folgt",
@@ -102,5 +103,4 @@ export const de: Messages = {
     membersOnly: "Dieser Server zeigt seine Profile und Beiträge nur seinen Mitgliedern, in ihren Apps.",
     membersOnlyTitle: "Nur für Mitglieder",
   },
-  admin: adminDe,
 };

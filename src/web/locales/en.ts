@@ -78,6 +78,7 @@ export const en = {
     email_domain_blocks: "blocked e-mail domains",
     ip_blocks: "blocked IP addresses",
   },
+  admin: adminEn,
   /** The public profile and post pages. */
   publicPages: {
     posts: "Posts",
@@ -103,7 +104,6 @@ export const en = {
     membersOnly: "This server shows its profiles and posts to its members only, in their apps.",
     membersOnlyTitle: "Members only",
   },
-  admin: adminEn,
 };
 
 export type Messages = typeof en;

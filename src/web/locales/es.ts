@@ -78,6 +78,7 @@ export const es: Messages = {
     email_domain_blocks: "dominios de correo bloqueados",
     ip_blocks: "direcciones IP bloqueadas",
   },
+  admin: adminEs,
   publicPages: {
     posts: "Publicaciones",
     following: "Siguiendo",
@@ -102,5 +103,4 @@ export const es: Messages = {
     membersOnly: "Este servidor muestra sus perfiles y publicaciones solo a sus miembros, en sus aplicaciones.",
     membersOnlyTitle: "Solo para miembros",
   },
-  admin: adminEs,
 };

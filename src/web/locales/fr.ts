@@ -79,6 +79,7 @@ export const fr: Messages = {
     email_domain_blocks: "domaines e-mail bloqués",
     ip_blocks: "adresses IP bloquées",
   },
+  admin: adminFr,
   publicPages: {
     posts: "Messages",
     following: "Abonnements",
@@ -103,5 +104,4 @@ export const fr: Messages = {
     membersOnly: "Ce serveur ne montre ses profils et ses messages qu'à ses membres, dans leurs applications.",
     membersOnlyTitle: "Réservé aux membres",
   },
-  admin: adminFr,
 };
