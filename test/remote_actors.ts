@@ -199,3 +199,21 @@ export function signedPostHeaders(
   }
   return headers;
 }
+
+/** The headers that sign a GET of `url` as `actor` (draft-cavage), as servers sign their fetches. */
+export function signedGetHeaders(actor: RemoteActor, url: string): Record<string, string> {
+  const target = new URL(url);
+  const date = new Date().toUTCString();
+  const text = [
+    `(request-target): get ${target.pathname}${target.search}`,
+    `host: ${target.host}`,
+    `date: ${date}`,
+  ].join("\n");
+  const signature = rsaSign(actor.privateKey, text);
+  return {
+    accept: "application/activity+json",
+    date,
+    host: target.host,
+    signature: `keyId="${actor.keyId}",algorithm="rsa-sha256",headers="(request-target) host date",signature="${signature}"`,
+  };
+}

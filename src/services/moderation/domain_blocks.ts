@@ -54,11 +54,17 @@ export async function blockDomain(
   await instanceChanged(rt);
 }
 
-/** Accounts of the domain and its subdomains. */
+/** Accounts of the domain and its subdomains, on any port. */
 function ofDomain(db: Db, domain: string) {
-  return db
-    .updateTable("accounts")
-    .where((eb) => eb.or([eb("domain", "=", domain), eb("domain", "like", `%.${domain}`)]));
+  return db.updateTable("accounts").where((eb) =>
+    eb.or([
+      eb("domain", "=", domain),
+      eb("domain", "like", `%.${domain}`),
+      // Servers on another port of the same name, as on one machine.
+      eb("domain", "like", `${domain}:%`),
+      eb("domain", "like", `%.${domain}:%`),
+    ]),
+  );
 }
 
 /**
