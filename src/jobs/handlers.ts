@@ -1,4 +1,5 @@
 // Every job type and the function that runs it. Areas add their handlers here.
+import { deliver, distribute, runFedifyMessage } from "../federation/jobs.ts";
 import type { Runtime } from "../runtime.ts";
 import { publishScheduledAnnouncement } from "../services/announcements/announcements.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
@@ -6,6 +7,7 @@ import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } f
 import { deliverMail } from "../services/mail.ts";
 import { cleanupMedia, removeAccountMedia } from "../services/media/cleanup.ts";
 import { processPendingMedia } from "../services/media/upload.ts";
+import { purgeAccount } from "../services/moderation/account_purge.ts";
 import { streamNotification } from "../services/notifications/create.ts";
 import { expirePoll } from "../services/statuses/polls.ts";
 import { publishScheduled } from "../services/statuses/scheduled.ts";
@@ -34,6 +36,10 @@ const handlers: Handlers = {
   "media.remove_account": removeAccountMedia,
   "push.deliver": deliverPush,
   "notifications.stream": streamNotification,
+  "federation.fedify": runFedifyMessage,
+  "federation.distribute": distribute,
+  "federation.deliver": deliver,
+  "accounts.purge": purgeAccount,
   "announcements.publish": publishScheduledAnnouncement,
 };
 

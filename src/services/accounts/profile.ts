@@ -19,6 +19,7 @@ import { type ProcessedImage, type ProfileImageKind, processProfileImage, stillK
 import { mediaStorage } from "../../media/storage.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
+import { federate } from "../federation/outbox.ts";
 import { resolveMentions } from "../statuses/mentions.ts";
 
 export interface ProfileChanges {
@@ -199,6 +200,7 @@ export async function updateProfile(rt: Runtime, user: { id: string; accountId: 
           .where("id", "=", user.id)
           .execute();
       }
+      await federate(rt, trx, user.accountId, { type: "UpdateActor", accountId: user.accountId });
     });
   } catch (error) {
     await removeProfileImageFiles(rt, [avatarKey, headerKey]);

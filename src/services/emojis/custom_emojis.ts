@@ -4,11 +4,11 @@
 // changes rarely (an operator's command in another process without Redis shows within that minute).
 import { basename, extname } from "node:path";
 import type { Selectable } from "kysely";
-import { list as listTar } from "tar";
 import type { CustomEmojisTable } from "../../db/schema.ts";
 import { SHORTCODE, shortcodesIn } from "../../domain/custom_emojis.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
+import { lazy } from "../../lazy.ts";
 import { EmojiImageError, processEmojiImage } from "../../media/emoji_images.ts";
 import { mediaStorage } from "../../media/storage.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -25,6 +25,9 @@ export const emojisCached = <T>(rt: Runtime, key: string, compute: () => Promise
 
 /** Drops what was computed from the emojis, in this process and (through the bus) every other. */
 const emojisChanged = (rt: Runtime) => invalidate(rt, PREFIX);
+
+/** For `rookery emoji import` only (src/lazy.ts). */
+const tar = lazy<typeof import("tar")>("tar");
 
 /** The enabled local emojis by shortcode. */
 export function localEmojis(rt: Runtime): Promise<Map<string, CustomEmoji>> {
@@ -136,7 +139,7 @@ export async function importEmojis(
   options: Omit<NewEmoji, "shortcode" | "image"> & { prefix?: string; suffix?: string },
 ): Promise<ImportResult> {
   const files: { name: string; data: Buffer }[] = [];
-  await listTar({
+  await tar().list({
     file: archive,
     onReadEntry(entry) {
       const name = basename(entry.path);

@@ -3,6 +3,7 @@
 import { sql } from "kysely";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
+import { federate } from "../federation/outbox.ts";
 import { releaseStatusMedia } from "../media/cleanup.ts";
 import type { MediaRow } from "../media/rows.ts";
 import { removeMediaRows } from "../media/upload.ts";
@@ -54,6 +55,13 @@ export async function deleteStatus(
     }
     if (boosts.length > 0) await trx.deleteFrom("statuses").where("reblog_of_id", "=", id).execute();
     await statusDeleted(rt, trx, { id, boostIds: boosts.map((b) => b.id) });
+    await federate(
+      rt,
+      trx,
+      accountId,
+      { type: "Delete", statusId: id },
+      row.in_reply_to_account_id ? [row.in_reply_to_account_id] : [],
+    );
     return [id, ...boosts.map((b) => b.id)];
   });
   await publishEvent(rt, "statuses.changed", { ids: gone });
