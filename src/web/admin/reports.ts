@@ -48,7 +48,12 @@ reportPages.get(
     const t = staff.lang.t.admin.reports;
     const resolved = staff.params.resolved === "1";
     const maxId = typeof staff.params.max_id === "string" && isId(staff.params.max_id) ? staff.params.max_id : null;
-    const page = await listReports(c.var.rt, { resolved }, { maxId, sinceId: null, minId: null, limit: PAGE_SIZE });
+    const page = await listReports(
+      c.var.rt,
+      staff.user,
+      { resolved },
+      { maxId, sinceId: null, minId: null, limit: PAGE_SIZE },
+    );
     const { reports } = await render(c.var.rt, staff, page.items);
     const rows = reports.map(
       (r) => html`<tr>
@@ -85,7 +90,7 @@ reportPages.get(
   "/admin/reports/:id",
   adminRoute("manageReports", async (c, staff) => {
     const t = staff.lang.t.admin.reports;
-    const id = await requireReport(c.var.rt, c.req.param("id") ?? "");
+    const id = await requireReport(c.var.rt, staff.user, c.req.param("id") ?? "");
     const { reports, deleted } = await render(c.var.rt, staff, [id]);
     const r = reports[0];
     const path = `/admin/reports/${r.id}`;
@@ -141,23 +146,25 @@ const action = (run: (staff: Staff, id: string, rt: Parameters<typeof requireRep
 
 reportPages.post(
   "/admin/reports/:id/assign_to_self",
-  action((staff, id, rt) => assignReport(rt, id, staff.user.accountId)),
+  action((staff, id, rt) => assignReport(rt, staff.user, id, true)),
 );
 reportPages.post(
   "/admin/reports/:id/unassign",
-  action((_staff, id, rt) => assignReport(rt, id, null)),
+  action((staff, id, rt) => assignReport(rt, staff.user, id, false)),
 );
 reportPages.post(
   "/admin/reports/:id/resolve",
-  action((staff, id, rt) => resolveReport(rt, id, staff.user.accountId)),
+  action((staff, id, rt) => resolveReport(rt, staff.user, id)),
 );
 reportPages.post(
   "/admin/reports/:id/reopen",
-  action((_staff, id, rt) => reopenReport(rt, id)),
+  action((staff, id, rt) => reopenReport(rt, staff.user, id)),
 );
 reportPages.post(
   "/admin/reports/:id/category",
   action((staff, id, rt) =>
-    updateReport(rt, id, { category: typeof staff.params.category === "string" ? staff.params.category : "" }),
+    updateReport(rt, staff.user, id, {
+      category: typeof staff.params.category === "string" ? staff.params.category : "",
+    }),
   ),
 );

@@ -7,9 +7,10 @@ import { ApiError } from "../../domain/errors.ts";
 import { isId } from "../../domain/ids.ts";
 import { type Ctx, router } from "../../http/hono.ts";
 import type { Runtime } from "../../runtime.ts";
-import { renderAccountById } from "../../serializers/account.ts";
+import { renderAccountView } from "../../serializers/account.ts";
 import { renderStatuses, type StatusEntity } from "../../serializers/status.ts";
 import { isLocalDomain, lookupAccount } from "../../services/accounts/accounts.ts";
+import { loadAccountView } from "../../services/accounts/views.ts";
 import { accountStatuses, pinnedStatuses, threadContext } from "../../services/statuses/read.ts";
 import { loadStatusViews } from "../../services/statuses/views.ts";
 import { loadStatusRows } from "../../services/visibility/load.ts";
@@ -68,7 +69,7 @@ publicPages.get("/:handle{@[^/]+}", async (c) => {
   const lang = languageOf(c);
   const found = await localAccount(rt, c.req.param("handle"));
   if (typeof found === "number") return errorPage(c, found, lang);
-  const account = (await renderAccountById(rt, found.id))!;
+  const account = renderAccountView(rt, (await loadAccountView(rt, found.id))!);
   const cursor = (name: string) => {
     const v = c.req.query(name);
     return isId(v) ? v : null;
