@@ -238,3 +238,25 @@ test("unfollowing and blocking end the follows on both sides", async () => {
   await settle();
   assert.equal(await statusOn(b, bob, after.uri), null);
 });
+
+test("search with resolve finds remote accounts and statuses by address and URL", async () => {
+  const frank = await b.user("frank");
+  const host = new URL(b.url).host;
+  const byHandle = await a.get("/api/v2/search", {
+    token: alice.token,
+    query: { q: `@frank@${host}`, resolve: "true", type: "accounts" },
+  });
+  assert.equal(byHandle.status, 200, byHandle.text);
+  assert.deepEqual(
+    byHandle.body.accounts.map((x: any) => x.acct),
+    [`frank@${host}`],
+  );
+  const status = await post(b, frank, "Find me by my URL");
+  const byUrl = await a.get("/api/v2/search", { token: alice.token, query: { q: status.uri, resolve: "true" } });
+  assert.equal(byUrl.status, 200, byUrl.text);
+  assert.deepEqual(
+    byUrl.body.statuses.map((x: any) => x.uri),
+    [status.uri],
+  );
+  assert.equal(byUrl.body.statuses[0].account.acct, `frank@${host}`);
+});
