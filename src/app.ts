@@ -7,6 +7,7 @@ import { mediaFiles, publicFiles } from "./api/files.ts";
 import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
 import { apiRateLimits } from "./api/rate_limits.ts";
 import { routers } from "./api/routes.ts";
+import { signedInOnly } from "./api/signed_in_only.ts";
 import { databaseUnavailable, retryAfterSeconds } from "./db/unavailable.ts";
 import { ApiError } from "./domain/errors.ts";
 import { federationMiddleware } from "./federation/middleware.ts";
@@ -21,7 +22,8 @@ const log = logger("http");
 /** Paths that answer like the API: JSON errors, no caching, open CORS. */
 const API_PREFIXES = ["/api/", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/.well-known/", "/nodeinfo/"];
 const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p));
-const isPrivatePage = (path: string) => path.startsWith("/oauth/") || path.startsWith("/auth/");
+const isPrivatePage = (path: string) =>
+  path.startsWith("/oauth/") || path.startsWith("/auth/") || path === "/admin" || path.startsWith("/admin/");
 
 /** The request's body stopped before its end because the connection closed. */
 function bodyCutShort(c: Ctx): boolean {
@@ -59,6 +61,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   app.use(shedUnderMemoryPressure(rt.config.memory.shedAt));
   app.use(refuseNulInUrl);
   app.use("/api/*", resolveAuth);
+  app.use("/api/*", signedInOnly);
   app.use("/api/*", apiRateLimits(rt));
   app.use("/oauth/userinfo", resolveAuth);
 

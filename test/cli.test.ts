@@ -20,7 +20,7 @@ const test = dialectUnderTest === "sqlite" ? nodeTest : nodeTest.skip;
 
 test("--help lists the commands; a wrong one fails with usage", async () => {
   const help = await rookery("--help");
-  assert.match(help.stdout, /accounts +Create, approve, change and list local accounts/);
+  assert.match(help.stdout, /accounts +Create, approve, change, delete and list local accounts/);
   assert.match(help.stdout, /rookery db migrate/);
   await assert.rejects(
     rookery("nonsense"),

@@ -66,6 +66,13 @@ function idList(value: unknown): unknown {
 const log = logger("db");
 
 /**
+ * Leads the text of a statement whose best plan depends on its values (full-text search: a rare
+ * word or a common one). Such a statement is sent unnamed, so PostgreSQL plans it for the values
+ * of each run rather than settle, after five runs, on one generic plan for every word.
+ */
+export const PLAN_EACH_RUN = "/* plan each run */";
+
+/**
  * A client that prepares every query with parameters (those without may hold several statements).
  * It always listens for `error`: node-postgres emits one when the server goes away while the client
  * is checked out, and an `error` nobody hears ends the process. The query under way fails, and the
@@ -80,7 +87,7 @@ export class PreparingClient extends pg.Client {
 
   // biome-ignore lint/suspicious/noExplicitAny: node-postgres's query() has many overloads.
   override query(config: any, values?: any, callback?: any): any {
-    if (typeof config === "string" && Array.isArray(values) && values.length > 0) {
+    if (typeof config === "string" && Array.isArray(values) && values.length > 0 && !config.startsWith(PLAN_EACH_RUN)) {
       return super.query({ name: statementName(config), text: config, values: values.map(idList) }, callback);
     }
     return super.query(config, values, callback);

@@ -12,52 +12,53 @@ import { loadStatusRows } from "../services/visibility/load.ts";
 
 type Viewer = string | null;
 
-/** The viewers among `viewerIds` whose rendering of these statuses is their own. */
+/**
+ * The viewers among `viewerIds` whose rendering of these statuses is their own. Favourites,
+ * bookmarks, pins, boosts and votes are looked up by status (few for a status just posted, and one
+ * statement text whatever the number of viewers), and kept for the viewers here.
+ */
 async function viewersWithState(rt: Runtime, statusIds: string[], viewerIds: string[]): Promise<Set<string>> {
   const rows = await loadStatusRows(rt.db, statusIds);
-  const special = new Set<string>();
   const viewers = new Set(viewerIds);
-  for (const row of rows.values()) if (viewers.has(row.account_id)) special.add(row.account_id);
+  const special = new Set<string>();
+  const note = (accountId: string) => {
+    if (viewers.has(accountId)) special.add(accountId);
+  };
+  for (const row of rows.values()) note(row.account_id);
   const conversations = [...rows.values()].flatMap((r) => (r.conversation_id ? [r.conversation_id] : []));
   const polls = [...rows.values()].flatMap((r) => (r.poll_id ? [r.poll_id] : []));
   const db = rt.db;
-  const byViewer = (table: "favourites" | "bookmarks" | "status_pins") =>
-    db
-      .selectFrom(table)
-      .select("account_id")
-      .where("status_id", "in", statusIds)
-      .where("account_id", "in", viewerIds)
-      .execute();
-  const found = await Promise.all([
-    byViewer("favourites"),
-    byViewer("bookmarks"),
-    byViewer("status_pins"),
-    db
-      .selectFrom("statuses")
-      .select("account_id")
-      .where("reblog_of_id", "in", statusIds)
-      .where("account_id", "in", viewerIds)
-      .where("deleted_at", "is", null)
-      .execute(),
-    conversations.length === 0
-      ? []
-      : db
-          .selectFrom("conversation_mutes")
-          .select("account_id")
-          .where("conversation_id", "in", conversations)
-          .where("account_id", "in", viewerIds)
-          .execute(),
-    polls.length === 0
-      ? []
-      : db
-          .selectFrom("poll_votes")
-          .select("account_id")
-          .where("poll_id", "in", polls)
-          .where("account_id", "in", viewerIds)
-          .execute(),
-    db.selectFrom("filters").select("account_id").distinct().where("account_id", "in", viewerIds).execute(),
+  const byStatus = (table: "favourites" | "bookmarks" | "status_pins") =>
+    db.selectFrom(table).select("account_id").where("status_id", "in", statusIds).execute();
+  const [ofStatuses, byViewer] = await Promise.all([
+    Promise.all([
+      byStatus("favourites"),
+      byStatus("bookmarks"),
+      byStatus("status_pins"),
+      db
+        .selectFrom("statuses")
+        .select("account_id")
+        .where("reblog_of_id", "in", statusIds)
+        .where("deleted_at", "is", null)
+        .execute(),
+      polls.length === 0
+        ? []
+        : db.selectFrom("poll_votes").select("account_id").where("poll_id", "in", polls).execute(),
+    ]),
+    // Mutes of a conversation and filters are found by their owner.
+    Promise.all([
+      conversations.length === 0
+        ? []
+        : db
+            .selectFrom("conversation_mutes")
+            .select("account_id")
+            .where("conversation_id", "in", conversations)
+            .where("account_id", "in", viewerIds)
+            .execute(),
+      db.selectFrom("filters").select("account_id").distinct().where("account_id", "in", viewerIds).execute(),
+    ]),
   ]);
-  for (const rows of found) for (const r of rows) special.add(r.account_id);
+  for (const found of [...ofStatuses, ...byViewer]) for (const r of found) note(r.account_id);
   return special;
 }
 

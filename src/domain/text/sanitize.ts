@@ -3,7 +3,11 @@
 // links to the schemes it links, microformats and link-formatting classes, translate="no".
 // Everything else goes: scripts and styles with their content, other elements with their tags
 // only, event handlers, style attributes, images.
-import sanitizeHtml from "sanitize-html";
+import type sanitizeHtml from "sanitize-html";
+import { lazy } from "../../lazy.ts";
+
+/** Loaded with the first remote or operator HTML (src/lazy.ts). */
+export const loadSanitizeHtml = lazy<typeof sanitizeHtml>("sanitize-html");
 
 const LINK_SCHEMES = "http https dat dweb ipfs ipns ssb gopher xmpp magnet gemini".split(" ");
 // Sanitize's own reading of a scheme, which also sees "java&#58;script:"-style encodings.
@@ -52,7 +56,7 @@ const OPTIONS: sanitizeHtml.IOptions = {
 const MARKERS = new RegExp(`<(/?)(${HEADING}|${BLOCK})>`, "g");
 
 export function sanitizeRemoteHtml(html: string): string {
-  return sanitizeHtml(html, OPTIONS).replace(MARKERS, (_, closing: string, marker: string) => {
+  return loadSanitizeHtml()(html, OPTIONS).replace(MARKERS, (_, closing: string, marker: string) => {
     if (marker === BLOCK) return " ";
     return closing ? "</strong></p>" : "<p><strong>";
   });

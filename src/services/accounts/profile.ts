@@ -135,7 +135,8 @@ async function store(rt: Runtime, accountId: string, kind: ProfileImageKind, ima
   return key;
 }
 
-async function removeFiles(rt: Runtime, keys: (string | null)[]): Promise<void> {
+/** Removes avatar or header files, each with its still. */
+export async function removeProfileImageFiles(rt: Runtime, keys: (string | null)[]): Promise<void> {
   const storage = mediaStorage(rt.config);
   for (const key of keys) {
     if (!key) continue;
@@ -202,12 +203,12 @@ export async function updateProfile(rt: Runtime, user: { id: string; accountId: 
       await federate(rt, trx, user.accountId, { type: "UpdateActor", accountId: user.accountId });
     });
   } catch (error) {
-    await removeFiles(rt, [avatarKey, headerKey]);
+    await removeProfileImageFiles(rt, [avatarKey, headerKey]);
     throw error;
   }
   await publishEvent(rt, "account.changed", { id: user.accountId });
   // The replaced images go once nothing points at them any more.
-  await removeFiles(rt, [avatarKey ? current.avatar_file : null, headerKey ? current.header_file : null]);
+  await removeProfileImageFiles(rt, [avatarKey ? current.avatar_file : null, headerKey ? current.header_file : null]);
 }
 
 /** DELETE /api/v1/profile/avatar and /header: back to the default image. */
@@ -220,5 +221,5 @@ export async function removeProfileImage(rt: Runtime, accountId: string, kind: P
     .where("id", "=", accountId)
     .execute();
   await publishEvent(rt, "account.changed", { id: accountId });
-  await removeFiles(rt, [row[column]]);
+  await removeProfileImageFiles(rt, [row[column]]);
 }

@@ -2,6 +2,7 @@
 // Sign-in attempts are counted in the database (rate_limits) rather than in memory, so that every
 // process of a scaled-out server shares the counts and a restart does not reset them; a fixed window
 // is all the precision a brute-force guard needs.
+import type { Role } from "../../db/schema.ts";
 import { newId } from "../../domain/ids.ts";
 import { hashPassword, randomToken, sha256, verifyPassword } from "../../domain/secrets.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -15,6 +16,7 @@ export interface SessionUser {
   approved: boolean;
   disabled: boolean;
   suspended: boolean;
+  role: Role;
 }
 
 export class TooManyAttempts extends Error {
@@ -60,6 +62,7 @@ function userQuery(rt: Runtime) {
       "u.confirmed_at",
       "u.approved",
       "u.disabled",
+      "u.role",
       "a.suspended_at",
     ]);
 }
@@ -73,6 +76,7 @@ function toSessionUser(row: Awaited<ReturnType<ReturnType<typeof userQuery>["exe
     approved: row.approved,
     disabled: row.disabled,
     suspended: row.suspended_at !== null,
+    role: row.role,
   };
 }
 

@@ -9,12 +9,12 @@
 // Delivery is at least once, as Mastodon's: each successful push is remembered (push_deliveries), so
 // a job that runs again after its pushes went out sends nothing twice; only a crash between a push
 // and its record can repeat one.
-import webpush from "web-push";
 import type { Db } from "../../db/index.ts";
 import type { NotificationType } from "../../db/schema.ts";
 import { matchFilters } from "../../domain/filters.ts";
 import { openSecret } from "../../domain/secrets.ts";
 import { htmlToPlainText } from "../../domain/text/index.ts";
+import { lazy } from "../../lazy.ts";
 import { logger } from "../../log.ts";
 import { FetchError } from "../../net/fetch.ts";
 import { outgoing } from "../../net/outgoing.ts";
@@ -35,6 +35,8 @@ declare module "../../jobs/queue.ts" {
 }
 
 const log = logger("push");
+/** Loaded with the first push (src/lazy.ts). */
+const webPush = lazy<typeof import("web-push")>("web-push");
 
 /** How long a push service keeps a push for a device that is offline: Mastodon's 48 hours. */
 export const PUSH_TTL_SECONDS = 48 * 3600;
@@ -205,9 +207,9 @@ export async function sendPush(
 ): Promise<PushOutcome> {
   const s = target.subscription;
   const vapid = await vapidKeys(rt);
-  let request: ReturnType<typeof webpush.generateRequestDetails>;
+  let request: ReturnType<typeof import("web-push").generateRequestDetails>;
   try {
-    request = webpush.generateRequestDetails(
+    request = webPush().generateRequestDetails(
       { endpoint: s.endpoint, keys: { p256dh: s.key_p256dh, auth: s.key_auth } },
       payload,
       {

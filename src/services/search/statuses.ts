@@ -4,6 +4,7 @@
 // `indexable` ("in:public"). On top of that, the visibility module decides what the searcher may
 // read at all, so a search never shows more than the timelines would.
 import { type RawBuilder, sql } from "kysely";
+import { PLAN_EACH_RUN } from "../../db/postgres.ts";
 import { idFloor } from "../../domain/ids.ts";
 import { type Filter, parseStatusQuery, type StatusQuery } from "../../domain/search_query.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -83,11 +84,14 @@ async function condition(rt: Runtime, viewerId: string, f: Filter, indexFirst: b
       return indexFirst ? sql`+s.in_reply_to_id is not null` : sql`s.in_reply_to_id is not null`;
     case "language":
       return sql`s.language = ${f.code}`;
-    case "time":
+    case "time": {
+      // Where the index leads, its rowid: FTS5 then starts and stops at the dates.
+      const id = indexFirst ? sql`f.rowid` : sql`s.id`;
       return sql.join(
-        [f.from ? sql`s.id > ${idFloor(f.from)}` : sql`1 = 1`, f.to ? sql`s.id <= ${idFloor(f.to)}` : sql`1 = 1`],
+        [f.from ? sql`${id} > ${idFloor(f.from)}` : sql`1 = 1`, f.to ? sql`${id} <= ${idFloor(f.to)}` : sql`1 = 1`],
         sql` and `,
       );
+    }
   }
 }
 
@@ -141,8 +145,10 @@ function textMatch(
       and x.document @@ (${tsPhrases(q.exclude, "||")}))`);
   if (q.include.length === 0) return statusesFirst;
   if (perStatus) {
+    // `offset 0` keeps the check a lookup per status: as a join, PostgreSQL would walk the whole
+    // index in id order to meet the few statuses (98 ms for a common word in the library).
     where.push(sql`exists (select 1 from status_search f where f.status_id = s.id
-      and f.document @@ (${tsPhrases(q.include, "&&")}))`);
+      and f.document @@ (${tsPhrases(q.include, "&&")}) offset 0)`);
     return statusesFirst;
   }
   where.push(sql`f.document @@ (${tsPhrases(q.include, "&&")})`);
@@ -152,6 +158,51 @@ function textMatch(
     key: sql`f.status_id`,
     indexFirst: false,
   };
+}
+
+/** How many rows SQLite looks at, at most, to tell a narrow side of a search from a wide one. */
+const PROBE = 2000;
+
+/**
+ * The operators whose statuses SQLite can list from an index of `statuses` (migration 0052 and
+ * statuses_reply), as a condition on it, written as the partial indexes are.
+ */
+function indexedFilter(f: Filter): Cond | null {
+  if (f.kind === "is") return f.what === "reply" ? sql`in_reply_to_id is not null` : sql`sensitive = 1`;
+  if (f.kind === "has" && f.what === "poll") return sql`poll_id is not null`;
+  if (f.kind === "language") return sql`language = ${f.code}`;
+  return null;
+}
+
+/** How many rows `rows` gives, counting up to PROBE. */
+async function countUpToProbe(rt: Runtime, rows: Cond): Promise<number> {
+  const r = await sql<{ n: number | string }>`select count(*) as n from (${rows} limit ${PROBE})`.execute(rt.db);
+  return Number(r.rows[0].n);
+}
+
+/**
+ * On SQLite, the statuses an operator allows when they are fewer than those with the words (`birds
+ * is:reply` where hardly anything is a reply): listing them and checking each against the index
+ * is then cheaper than walking every status with the words, newest first, and refusing most.
+ * Null when the words should lead. Each side is counted up to PROBE rows only.
+ */
+async function narrowOperator(rt: Runtime, q: StatusQuery): Promise<Cond | null> {
+  if (rt.dialect !== "sqlite" || q.include.length === 0) return null;
+  const indexed = q.filters.flatMap(({ filter, negated }) => {
+    const c = negated ? null : indexedFilter(filter);
+    return c ? [c] : [];
+  });
+  if (indexed.length === 0) return null;
+  let fewest = await countUpToProbe(
+    rt,
+    sql`select 1 from status_search where document match ${ftsPhrases(q.include, " AND ")}`,
+  );
+  let narrow: Cond | null = null;
+  for (const c of indexed) {
+    const n = await countUpToProbe(rt, sql`select 1 from statuses where ${c}`);
+    if (n < fewest) [fewest, narrow] = [n, c];
+  }
+  return narrow;
 }
 
 /** Up to `n` ids found in one part of the who-may-find rule, newest first. */
@@ -167,9 +218,15 @@ async function searchScope(
   const oneAuthor = s.accountId !== undefined || q.filters.some((f) => f.filter.kind === "from" && !f.negated);
   // SQLite's CROSS JOIN keeps the library first; PostgreSQL plans the join itself.
   const join = rt.dialect === "sqlite" ? sql`cross join` : sql`join`;
+  const narrow = oneAuthor || scope === "library" ? null : await narrowOperator(rt, q);
   const statuses =
-    scope === "library" ? sql`${libraryIds(viewer)} l ${join} statuses s on s.id = l.id` : sql`statuses s`;
-  const text = textMatch(rt, q, statuses, oneAuthor || scope === "library");
+    scope === "library"
+      ? sql`${libraryIds(viewer)} l ${join} statuses s on s.id = l.id`
+      : narrow
+        ? // By rowid: the operator's index holds it, so SQLite lists them without reading the table.
+          sql`(select rowid as r from statuses where ${narrow}) n cross join statuses s on s.rowid = n.r`
+        : sql`statuses s`;
+  const text = textMatch(rt, q, statuses, oneAuthor || scope === "library" || narrow !== null);
   // Boosts are not in the index; without words, they are left out here.
   const where = text.indexFirst ? [...text.where] : [...text.where, sql`s.reblog_of_id is null`];
   for (const { filter, negated } of q.filters) {
@@ -177,11 +234,13 @@ async function searchScope(
     where.push(negated ? sql`not coalesce(${c}, ${false})` : c);
   }
   if (s.accountId) where.push(byAuthor(text.indexFirst, s.accountId));
-  if (s.minId) where.push(sql`s.id > ${s.minId}`);
-  if (s.maxId) where.push(sql`s.id < ${s.maxId}`);
+  if (s.minId) where.push(sql`${text.key} > ${s.minId}`);
+  if (s.maxId) where.push(sql`${text.key} < ${s.maxId}`);
   if (scope === "public") where.push(optedIn);
   where.push(visibleTo(viewer, "s"));
-  const rows = await sql<{ id: string }>`select s.id from ${text.from} where ${sql.join(where, sql` and `)}
+  const rows = await sql<{
+    id: string;
+  }>`${sql.raw(PLAN_EACH_RUN)} select s.id from ${text.from} where ${sql.join(where, sql` and `)}
     order by ${text.key} desc limit ${n}`.execute(rt.db);
   return rows.rows.map((r) => String(r.id));
 }

@@ -80,7 +80,15 @@ export async function editStatus(
   const mediaAfter = editedMedia(rt, media, c);
   const settings = await userSettings(rt, user.id);
   const rendered = await renderDraft(rt, c, row.language ?? settings.default_language ?? null);
-  const sensitive = c.spoilerText.trim() !== "" || (c.sensitive ?? row.sensitive);
+  const sensitized = await rt.db
+    .selectFrom("accounts")
+    .select("sensitized_at")
+    .where("id", "=", user.accountId)
+    .executeTakeFirstOrThrow();
+  const sensitive =
+    c.spoilerText.trim() !== "" ||
+    (mediaAfter.length > 0 && sensitized.sensitized_at !== null) ||
+    (c.sensitive ?? row.sensitive);
   const unchanged =
     rendered.content === row.content &&
     c.spoilerText === row.spoiler_text &&

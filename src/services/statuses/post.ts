@@ -72,13 +72,17 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
 
   const account = await rt.db
     .selectFrom("accounts")
-    .select(["username", "silenced_at"])
+    .select(["username", "silenced_at", "sensitized_at"])
     .where("id", "=", author.accountId)
     .executeTakeFirstOrThrow();
   // A silenced account's public posts stay off the public timelines.
   if (visibility === "public" && account.silenced_at) visibility = "unlisted";
   const rendered = await renderDraft(rt, input, settings.default_language ?? null);
-  const sensitive = input.spoilerText.trim() !== "" || (input.sensitive ?? settings.default_sensitive ?? false);
+  // Moderators may force a sensitized account's media behind a warning.
+  const sensitive =
+    input.spoilerText.trim() !== "" ||
+    (media.length > 0 && account.sensitized_at !== null) ||
+    (input.sensitive ?? settings.default_sensitive ?? false);
 
   const id = newId();
   const conversationId = parent ? (parent.conversation_id ?? parent.id) : id;
