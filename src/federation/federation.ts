@@ -6,7 +6,7 @@ import { createFederation, type Federation } from "@fedify/fedify";
 import { Create, Hashtag, Note, type Recipient } from "@fedify/fedify/vocab";
 import type { Runtime } from "../runtime.ts";
 import { INSTANCE_ACTOR, instanceActor, localActor } from "./actor.ts";
-import { authenticatedDocumentLoaderFactory, documentLoaderFactory } from "./document_loader.ts";
+import { authenticatedDocumentLoaderFactory, contextLoaderFactory, documentLoaderFactory } from "./document_loader.ts";
 import { registerInbox } from "./inbox.ts";
 import { actorKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
 import { databaseKvStore } from "./kv_store.ts";
@@ -41,7 +41,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
     manuallyStartQueue: true,
     origin: rt.config.origin,
     documentLoaderFactory: documentLoaderFactory(rt.config),
-    contextLoaderFactory: documentLoaderFactory(rt.config),
+    contextLoaderFactory: contextLoaderFactory(rt.config),
     authenticatedDocumentLoaderFactory: authenticatedDocumentLoaderFactory(rt.config),
     // A signature's Date may be an hour off either way, as Mastodon allows.
     signatureTimeWindow: Temporal.Duration.from({ hours: 1 }),
