@@ -22,7 +22,8 @@ import type { Runtime } from "../runtime.ts";
 import { addMentions, addTags, replaceMentions, replaceTags } from "../services/statuses/compose.ts";
 import { statusPosted } from "../services/statuses/side_effects.ts";
 import { publishEvent } from "../streaming/events.ts";
-import { accountByUri } from "./remote_accounts.ts";
+import { peerPolicy, refused } from "./peers.ts";
+import { accountByUri, signedLoader } from "./remote_accounts.ts";
 
 /** How many parents up a reply's thread are fetched. */
 export const MAX_PARENT_DEPTH = 3;
@@ -147,8 +148,8 @@ export async function statusFromUri(
 ): Promise<string | null> {
   const stored = await statusByUri(rt.db, uri);
   if (stored) return stored.deleted_at ? null : stored.id;
-  if (new URL(uri).host === new URL(rt.config.origin).host) return null;
-  const object = await ctx.lookupObject(uri).catch(() => null);
+  if (new URL(uri).host === new URL(rt.config.origin).host || (await refused(rt, uri))) return null;
+  const object = await ctx.lookupObject(uri, { documentLoader: await signedLoader(ctx) }).catch(() => null);
   if (!isStatusObject(object)) return null;
   return storeStatus(rt, ctx, object, depth);
 }
@@ -189,7 +190,8 @@ export async function storeStatus(
   const text = await textParts(object);
   const mentioned = await knownAccounts(rt, text.mentionUris);
   const poll = await pollOf(object);
-  const media = await attachmentsOf(object).catch(() => []);
+  // A server whose media are rejected has its statuses stored without them.
+  const media = (await peerPolicy(rt, object.id.host)).rejectMedia ? [] : await attachmentsOf(object).catch(() => []);
   const visibility = visibilityOf(object, author.followers_url);
   const id = newId();
   const created = object.published ? new Date(object.published.epochMilliseconds) : new Date();
