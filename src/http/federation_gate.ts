@@ -7,7 +7,7 @@
 import { verifyRequest } from "@fedify/fedify";
 import type { MiddlewareHandler } from "hono";
 import { documentLoaderFactory } from "../federation/document_loader.ts";
-import { domainPolicy } from "../services/moderation/federation_policy.ts";
+import { domainPolicy, refusesAny } from "../services/moderation/federation_policy.ts";
 import type { AppEnv, Ctx } from "./hono.ts";
 
 const INBOX = /^\/(?:users\/[^/]+\/)?inbox\/?$/;
@@ -52,6 +52,7 @@ export const federationGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const path = c.req.path;
   const method = c.req.method;
   if (method === "POST" && INBOX.test(path)) {
+    if (!(await refusesAny(c.var.rt))) return next();
     if ((await refused(c, signerHost(c))) || (await refused(c, await actorHost(c)))) return refusal(c);
     return next();
   }

@@ -6,6 +6,7 @@ import { normalizeDomain } from "../../domain/domain_names.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
+import { instanceChanged } from "../instance/cached.ts";
 
 export type DomainAllow = Selectable<DomainAllowsTable>;
 
@@ -27,6 +28,7 @@ export async function allowDomain(rt: Runtime, input: string): Promise<DomainAll
     .values({ id: newId(), domain, created_at: now, updated_at: now })
     .onConflict((oc) => oc.column("domain").doNothing())
     .execute();
+  await instanceChanged(rt);
   return rt.db.selectFrom("domain_allows").selectAll().where("domain", "=", domain).executeTakeFirstOrThrow();
 }
 
@@ -36,4 +38,5 @@ export async function disallowDomain(rt: Runtime, domain: string): Promise<void>
     .where("domain", "=", domain.trim().toLowerCase())
     .executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound();
+  await instanceChanged(rt);
 }
