@@ -13,6 +13,7 @@ export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permissi
   { key: "reports", path: "/admin/reports", permission: "manageReports" },
   { key: "accounts", path: "/admin/accounts", permission: "manageUsers" },
   { key: "domains", path: "/admin/domain_blocks", permission: "manageFederation" },
+  { key: "blocks", path: "/admin/ip_blocks", permission: "manageBlocks" },
   { key: "settings", path: "/admin/settings", permission: "manageSettings" },
   { key: "auditLog", path: "/admin/audit_log", permission: "viewAuditLog" },
 ];
@@ -28,10 +29,8 @@ export const formToken = (v: Viewer) =>
   html`<input type="hidden" name="authenticity_token" value="${v.csrf}"><input type="hidden" name="lang" value="${v.lang.locale}">`;
 
 /** A one-button form posting to `action`. */
-export const button = (v: Viewer, action: string, label: string, fields: Record<string, string> = {}) =>
-  html`<form class="inline" method="post" action="${action}">${formToken(v)}${Object.entries(fields).map(
-    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
-  )}<button type="submit">${label}</button></form>`;
+export const button = (v: Viewer, action: string, label: string) =>
+  html`<form class="inline" method="post" action="${action}">${formToken(v)}<button type="submit">${label}</button></form>`;
 
 function nav(v: Viewer, current: string | null) {
   const t = v.lang.t.admin.nav;

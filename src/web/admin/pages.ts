@@ -4,6 +4,7 @@ import { can } from "../../domain/roles.ts";
 import { router } from "../../http/hono.ts";
 import { accountPages } from "./accounts.ts";
 import { auditLogPages } from "./audit_log.ts";
+import { blockPages } from "./blocks.ts";
 import { domainPages } from "./domains.ts";
 import { SECTIONS } from "./frame.ts";
 import { adminRoute } from "./guard.ts";
@@ -24,5 +25,6 @@ adminPages.get(
 adminPages.route("/", reportPages);
 adminPages.route("/", accountPages);
 adminPages.route("/", domainPages);
+adminPages.route("/", blockPages);
 adminPages.route("/", settingsPages);
 adminPages.route("/", auditLogPages);
