@@ -15,7 +15,7 @@ import {
   stopRookery,
 } from "./lib.ts";
 
-const PATHS = ["/api/v1/instance", "/api/v2/instance", "/nodeinfo/2.0"];
+const PATHS = ["/api/v1/instance", "/api/v2/instance", "/nodeinfo/2.0", "/api/v1/custom_emojis"];
 const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://root@127.0.0.1:5432/postgres";
 
 async function measure(label: string, databaseUrl: string): Promise<[string, Load][]> {

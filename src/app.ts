@@ -7,8 +7,11 @@ import { mediaFiles, publicFiles } from "./api/files.ts";
 import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
 import { apiRateLimits } from "./api/rate_limits.ts";
 import { routers } from "./api/routes.ts";
+import { signedInOnly } from "./api/signed_in_only.ts";
 import { databaseUnavailable, retryAfterSeconds } from "./db/unavailable.ts";
 import { ApiError } from "./domain/errors.ts";
+import { federationMiddleware } from "./federation/middleware.ts";
+import { federationGate } from "./http/federation_gate.ts";
 import type { AppEnv, Ctx } from "./http/hono.ts";
 import { shedUnderMemoryPressure } from "./http/memory_pressure.ts";
 import { refuseNulInUrl } from "./http/params.ts";
@@ -20,7 +23,8 @@ const log = logger("http");
 /** Paths that answer like the API: JSON errors, no caching, open CORS. */
 const API_PREFIXES = ["/api/", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/.well-known/", "/nodeinfo/"];
 const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p));
-const isPrivatePage = (path: string) => path.startsWith("/oauth/") || path.startsWith("/auth/");
+const isPrivatePage = (path: string) =>
+  path.startsWith("/oauth/") || path.startsWith("/auth/") || path === "/admin" || path.startsWith("/admin/");
 
 /** The request's body stopped before its end because the connection closed. */
 function bodyCutShort(c: Ctx): boolean {
@@ -58,9 +62,12 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   app.use(shedUnderMemoryPressure(rt.config.memory.shedAt));
   app.use(refuseNulInUrl);
   app.use("/api/*", resolveAuth);
+  app.use("/api/*", signedInOnly);
   app.use("/api/*", apiRateLimits(rt));
   app.use("/oauth/userinfo", resolveAuth);
 
+  app.use(federationGate);
+  app.use(federationMiddleware);
   app.use("/system/*", mediaFiles(rt));
   for (const r of routers) app.route("/", r);
   app.use("*", publicFiles);

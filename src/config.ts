@@ -38,6 +38,8 @@ export interface Config {
   };
   publicPreview: boolean;
   authorizedFetch: boolean;
+  /** Federate only with the domains `rookery domains allow` names; the API only for signed-in users. */
+  limitedFederation: boolean;
   /** Who may read /api/v1/instance/domain_blocks: nobody, signed-in users, or everyone. */
   showDomainBlocks: "disabled" | "users" | "all";
   sourceUrl: string;
@@ -194,6 +196,7 @@ const schema = {
   SITE_LANGUAGES: z.string().default("en"),
   PUBLIC_PREVIEW: bool.default(true),
   AUTHORIZED_FETCH: bool.default(false),
+  LIMITED_FEDERATION_MODE: bool.default(false),
   SHOW_DOMAIN_BLOCKS: z.enum(["disabled", "users", "all"]).default("disabled"),
   SOURCE_URL: z.url({ error: "must be a URL" }).default("https://github.com/rookery-social/rookery"),
   MAX_STATUS_CHARS: int(1).default(500),
@@ -307,6 +310,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     publicPreview: v.PUBLIC_PREVIEW as boolean,
     authorizedFetch: v.AUTHORIZED_FETCH as boolean,
+    limitedFederation: v.LIMITED_FEDERATION_MODE as boolean,
     showDomainBlocks: v.SHOW_DOMAIN_BLOCKS as Config["showDomainBlocks"],
     sourceUrl: v.SOURCE_URL as string,
     limits: {

@@ -12,16 +12,18 @@ import { closeStreams } from "./streaming/hub.ts";
 /** What to end before a server closes: its open streams, which would otherwise hold it open. */
 const beforeClose = new WeakMap<Server, () => void>();
 
-/** What answers a thread's requests: prepared answers first, then the app. */
+/**
+ * What answers a thread's requests: prepared answers first, then the app. In limited federation
+ * mode the instance's API answers go through the app, which asks for a signed-in user.
+ */
 export function requestListener(
   rt: () => Runtime,
   app: () => ReturnType<typeof createApp>,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  return preparedListener(
-    rt,
-    preparedRoutes,
-    getRequestListener((req, env) => app().fetch(req, env)),
-  );
+  const viaApp = getRequestListener((req, env) => app().fetch(req, env));
+  const prepared = preparedListener(rt, preparedRoutes, viaApp);
+  return (req, res) =>
+    rt().config.limitedFederation && req.url?.startsWith("/api/") ? viaApp(req, res) : prepared(req, res);
 }
 
 /**

@@ -1,4 +1,5 @@
 // Structured logs: one JSON line per record on stdout, through LogTape (which Fedify logs through too).
+import { AsyncLocalStorage } from "node:async_hooks";
 import { configure, getConsoleSink, getJsonLinesFormatter, getLogger, type Logger } from "@logtape/logtape";
 import type { Config } from "./config.ts";
 
@@ -15,6 +16,8 @@ export async function configureLogging(level: Config["logLevel"]): Promise<void>
   }
   await configure({
     reset: true,
+    // Fedify logs with context (its request and activity ids), which needs the storage.
+    contextLocalStorage: new AsyncLocalStorage(),
     sinks: {
       stdout: getConsoleSink({ formatter: getJsonLinesFormatter({ message: "template", properties: "flatten" }) }),
     },

@@ -5,6 +5,7 @@ import { type Config, ensureSecret } from "./config.ts";
 import { type Db, type Dialect, migrate, type OpenOptions, openDatabase } from "./db/index.ts";
 import { Queue } from "./jobs/queue.ts";
 import { type CounterStore, databaseCounters, redisCounters } from "./services/counter_stores.ts";
+import { loadServerSettings } from "./services/instance/settings.ts";
 import { type Bus, memoryBus, redisBus } from "./streaming/bus.ts";
 
 export interface Runtime {
@@ -21,6 +22,8 @@ export interface Runtime {
 export interface RuntimeOptions extends OpenOptions {
   /** Apply pending migrations on open (the default). */
   migrate?: boolean;
+  /** Read the server settings saved in the database (the default; not before `db migrate` made its tables). */
+  serverSettings?: boolean;
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -42,7 +45,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const counters = withSecret.redisUrl
     ? redisCounters(withSecret.redisUrl, namespace)
     : databaseCounters(connection.db);
-  return {
+  const rt: Runtime = {
     config: withSecret,
     db: connection.db,
     dialect: connection.dialect,
@@ -56,4 +59,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await connection.close();
     },
   };
+  if (options.serverSettings !== false) {
+    try {
+      await loadServerSettings(rt);
+    } catch (error) {
+      await rt.close();
+      throw error;
+    }
+  }
+  return rt;
 }

@@ -2,8 +2,8 @@
 // suspended accounts render.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { accountEntity } from "../src/api/account_pages.ts";
 import { newId } from "../src/domain/ids.ts";
-import { renderAccountById } from "../src/serializers/account.ts";
 import { assertEntity } from "./conformance.ts";
 import { remoteAccount, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -147,7 +147,7 @@ test("a suspended account renders empty wherever it appears", async (t) => {
   });
   await server.rt.db.updateTable("users").set({ role: "admin" }).where("id", "=", gil.userId).execute();
   await suspend(gil.accountId);
-  const a = await renderAccountById(server.rt, gil.accountId);
+  const a = await accountEntity(server.rt, gil.accountId);
   assertEntity(t, "Account", a);
   assert.ok(a);
   assert.equal(a.suspended, true);

@@ -33,7 +33,7 @@ test("emojis added by an operator are listed, unlisted ones not for the picker",
   await addEmoji(server.rt, { shortcode: "secret_one", image: await square("gif", 600), unlisted: true });
   const res = await server.get("/api/v1/custom_emojis");
   assert.equal(res.status, 200);
-  assert.equal(res.headers.get("cache-control"), "public, max-age=180");
+  assert.equal(res.headers.get("cache-control"), "max-age=180, public");
   assert.deepEqual(
     res.body.map((e: { shortcode: string; visible_in_picker: boolean; category: string | null }) => [
       e.shortcode,
@@ -56,6 +56,30 @@ test("emojis added by an operator are listed, unlisted ones not for the picker",
   assert.deepEqual([meta.format, meta.width], ["gif", 400], "resized to at most 400×400");
   const still = await sharp(Buffer.from(await (await fetch(secret.static_url)).arrayBuffer())).metadata();
   assert.equal(still.format, "png");
+});
+
+test("the list is prepared bytes: ETag, 304, the same through the router, made anew when emojis change", async () => {
+  const first = await server.get("/api/v1/custom_emojis");
+  const etag = first.headers.get("etag")!;
+  assert.match(etag, /^"[\w-]{32}"$/);
+  assert.equal(first.headers.get("access-control-allow-origin"), "*");
+  const routed = await server.get("/api/v1/custom_emojis?x=1");
+  assert.deepEqual([routed.text, routed.headers.get("etag")], [first.text, etag]);
+  for (const path of ["/api/v1/custom_emojis", "/api/v1/custom_emojis?x=1"]) {
+    const fresh = await server.get(path, { headers: { "if-none-match": etag } });
+    assert.deepEqual([fresh.status, fresh.text], [304, ""], path);
+  }
+
+  await addEmoji(server.rt, { shortcode: "fresh_one", image: await square("png") });
+  const added = await server.get("/api/v1/custom_emojis", { headers: { "if-none-match": etag } });
+  assert.equal(added.status, 200);
+  assert.notEqual(added.headers.get("etag"), etag);
+  assert.ok(added.body.some((e: { shortcode: string }) => e.shortcode === "fresh_one"));
+
+  await removeEmoji(server.rt, "fresh_one");
+  const removed = await server.get("/api/v1/custom_emojis");
+  assert.equal(removed.headers.get("etag"), etag, "the same list, the same bytes");
+  assert.equal(removed.text, first.text);
 });
 
 test("bad shortcodes, formats and sizes are refused; a taken shortcode needs overwrite", async () => {

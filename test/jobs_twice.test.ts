@@ -10,7 +10,9 @@ import { sql } from "kysely";
 import sharp from "sharp";
 import { dispatcher, jobTypes } from "../src/jobs/handlers.ts";
 import type { JobType } from "../src/jobs/queue.ts";
+import { addAnnouncement } from "../src/services/announcements/announcements.ts";
 import { restoreFeeds } from "../src/services/feeds/maintenance.ts";
+import { deleteLocalAccount } from "../src/services/moderation/admin_accounts.ts";
 import { follow } from "./fixtures.ts";
 import { type PushService, Subscriber, startPushService } from "./push_receiver.ts";
 import { dialectUnderTest, startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -21,16 +23,20 @@ let fan: TestUser;
 let booster: TestUser;
 
 let pushService: PushService;
+/** Another Rookery, whose user follows `writer` from there. */
+let peer: TestServer;
 
 before(async () => {
   pushService = await startPushService();
   server = await startServer({ worker: false, env: { ALLOW_PRIVATE_ADDRESSES: "true" } });
+  peer = await startServer({ env: { ALLOW_PRIVATE_ADDRESSES: "true" } });
   writer = await server.user("writer");
   fan = await server.user("fan");
   booster = await server.user("booster");
 });
 after(async () => {
   await server.close();
+  await peer.close();
   await pushService.close();
 });
 
@@ -219,10 +225,66 @@ const cases: Record<JobType, () => Promise<void>> = {
     // The worker schedules the first cleanup when it starts; this one is off.
     await server.rt.queue.enqueue("media.cleanup", {});
   },
+  async "accounts.purge"() {
+    const doomed = await server.user("doomed");
+    const admin = await server.user("purger", { role: "admin", scopes: ["admin:write"] });
+    await postAs(doomed, { status: "Soon gone with its author" });
+    await follow(server, fan, doomed);
+    const res = await server.post(`/api/v1/admin/accounts/${doomed.accountId}/action`, {
+      token: admin.token,
+      json: { type: "suspend", send_email_notification: false },
+    });
+    assert.equal(res.status, 200, res.text);
+    await server.rt.db
+      .updateTable("accounts")
+      .set({ suspended_at: new Date(Date.now() - 31 * 86_400_000) })
+      .where("id", "=", doomed.accountId)
+      .execute();
+    await dueNow("accounts.purge");
+  },
+  async "media.remove_account"() {
+    const leaving = await server.user("leaving");
+    const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#345" } })
+      .png()
+      .toBuffer();
+    const res = await server.post("/api/v1/media", {
+      token: leaving.token,
+      json: { file: `data:image/png;base64,${png.toString("base64")}` },
+    });
+    assert.equal(res.status, 200, res.text);
+    await deleteLocalAccount(server.rt, "leaving");
+  },
+  async "announcements.publish"() {
+    const later = await addAnnouncement(server.rt, { text: "Soon", publishAt: new Date(Date.now() + 3600_000) });
+    await server.rt.db
+      .updateTable("announcements")
+      .set({ published_at: new Date() })
+      .where("id", "=", later.id)
+      .execute();
+    await dueNow("announcements.publish");
+  },
   async "feeds.rebuild"() {
     // What a worker does on finding the feeds lost in a crash.
     await server.rt.db.deleteFrom("feeds_intact").execute();
     await restoreFeeds(server.rt);
+  },
+  async "federation.fedify"() {
+    // The peer's Follow arrives in the inbox, which leaves it to a job.
+    const reader = await peer.user("reader");
+    const found = await peer.get("/api/v1/accounts/lookup", {
+      token: reader.token,
+      query: { acct: `${writer.username}@${new URL(server.url).host}` },
+    });
+    assert.equal(found.status, 200, found.text);
+    const res = await peer.post(`/api/v1/accounts/${found.body.id}/follow`, { token: reader.token });
+    assert.equal(res.status, 200, res.text);
+    await peer.settle();
+  },
+  async "federation.distribute"() {
+    await postAs(writer, { status: "For the peer" });
+  },
+  async "federation.deliver"() {
+    await postAs(writer, { status: "For the peer again" });
   },
 };
 

@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import sharp from "sharp";
+import { deleteLocalAccount } from "../src/services/moderation/admin_accounts.ts";
 import { assertEntity } from "./conformance.ts";
 import { post } from "./fixtures.ts";
 import {
@@ -216,13 +217,16 @@ test("attaching: in the status, at most 4, one's own, not twice, not while proce
   const again = await attempt(alice, { status: "again", media_ids: [ids[1]] });
   assert.deepEqual([again.status, again.body.error], [422, `Validation failed: Media ${ids[1]} not found`]);
 
-  // Read back by others, and attached media can no longer be deleted or changed through the media API.
+  // Read back by others; attached media are no longer the media API's (as on Mastodon: read and
+  // changed with their status, 404 here; not deleted while a status uses them).
   const seen = await server.get(`/api/v1/statuses/${ok.body.id}`, { token: bob.token });
   assert.equal(seen.body.media_attachments.length, 2);
-  assert.equal((await server.delete(`/api/v1/media/${ids[0]}`, { token: alice.token })).status, 422);
+  const inUse = await server.delete(`/api/v1/media/${ids[0]}`, { token: alice.token });
+  assert.deepEqual([inUse.status, inUse.body], [422, { error: "Media attachment is currently used by a status" }]);
+  assert.equal((await server.get(`/api/v1/media/${ids[0]}`, { token: alice.token })).status, 404);
   assert.equal(
     (await server.put(`/api/v1/media/${ids[0]}`, { token: alice.token, json: { description: "x" } })).status,
-    422,
+    404,
   );
   // An unattached one can be deleted, and its files go.
   const del = await server.delete(`/api/v1/media/${ids[4]}`, { token: alice.token });
@@ -315,12 +319,78 @@ test("deleting a status lets its media go for a redraft; cleanup removes orphans
   assert.equal(existsSync(localPath(orphan.url)), false);
   assert.equal(existsSync(localPath(orphan.preview_url)), false);
   assert.equal((await server.get(`/api/v1/media/${fresh.id}`, { token: alice.token })).status, 200);
-  assert.equal((await server.get(`/api/v1/media/${m.id}`, { token: alice.token })).status, 200, "attached again");
+  const redrafted = await server.get(`/api/v1/statuses/${redraft.body.id}`, { token: alice.token });
+  assert.equal(redrafted.body.media_attachments[0]?.id, m.id, "attached again, so kept");
+  assert.equal(existsSync(localPath(m.url)), true);
   // Run twice: nothing more goes, and one next run stays scheduled.
   await server.rt.queue.enqueue("media.cleanup", {});
   await server.settle();
   const next = await server.rt.db.selectFrom("jobs").select("id").where("type", "=", "media.cleanup").execute();
   assert.equal(next.length, 1);
+});
+
+test("delete_media=true removes a deleted status's media at once, earlier versions' too", async () => {
+  const a = await upload(server, alice.token, await png(38, 38), "image/png");
+  const b = await upload(server, alice.token, await png(39, 39), "image/png");
+  const status = await post(server, alice, { status: "gone for good", media_ids: [a.id] });
+  const edited = await server.put(`/api/v1/statuses/${status.id}`, {
+    token: alice.token,
+    json: { status: "gone for good", media_ids: [b.id] },
+  });
+  assert.equal(edited.status, 200);
+  const deleted = await server.delete(`/api/v1/statuses/${status.id}?delete_media=true`, { token: alice.token });
+  assert.equal(deleted.status, 200);
+  assert.equal(deleted.body.media_attachments[0].id, b.id);
+  for (const m of [a, b]) {
+    assert.equal(existsSync(localPath(m.url)), false, m.url);
+    assert.equal(existsSync(localPath(m.preview_url)), false, m.preview_url);
+  }
+  const rows = await server.rt.db
+    .selectFrom("media_attachments")
+    .select("id")
+    .where("id", "in", [a.id, b.id])
+    .execute();
+  assert.deepEqual(rows, []);
+  const redraft = await attempt(alice, { status: "redraft", media_ids: [b.id] });
+  assert.deepEqual([redraft.status, redraft.body.error], [422, `Validation failed: Media ${b.id} not found`]);
+});
+
+test("a deleted account's media, avatar and header are removed by a job", async () => {
+  const carol = await server.user("carol");
+  const image = (size: number) => png(size, size).then((p) => `data:image/png;base64,${p.toString("base64")}`);
+  const profile = await server.patch("/api/v1/accounts/update_credentials", {
+    token: carol.token,
+    json: { avatar: await image(100), header: await image(150) },
+  });
+  assert.equal(profile.status, 200);
+  const attached = await upload(server, carol.token, await png(40, 40), "image/png");
+  const loose = await upload(server, carol.token, await png(41, 41), "image/png");
+  await post(server, carol, { status: "with a picture", media_ids: [attached.id] });
+  const files = [attached.url, attached.preview_url, loose.url, profile.body.avatar, profile.body.header];
+  for (const url of files) assert.equal(existsSync(localPath(url)), true, url);
+
+  await deleteLocalAccount(server.rt, "carol");
+  await server.settle();
+  for (const url of files) assert.equal(existsSync(localPath(url)), false, url);
+  const left = await server.rt.db
+    .selectFrom("media_attachments")
+    .select("id")
+    .where("account_id", "=", carol.accountId)
+    .execute();
+  assert.deepEqual(left, []);
+  const account = await server.get(`/api/v1/accounts/${carol.accountId}`);
+  assert.equal(account.status, 410);
+  assert.equal((await server.get("/api/v1/accounts/verify_credentials", { token: carol.token })).status, 401);
+  assert.equal(
+    (
+      await server.rt.db
+        .selectFrom("accounts")
+        .select("avatar_file")
+        .where("id", "=", carol.accountId)
+        .executeTakeFirst()
+    )?.avatar_file,
+    null,
+  );
 });
 
 test("instance: configuration.media_attachments tells the limits and the types", async () => {

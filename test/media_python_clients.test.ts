@@ -1,31 +1,17 @@
 // Mastodon.py and toot, the Python clients, upload a picture, describe it, attach it and read it
-// back. They come from Debian's packages (`apt-get install python3-mastodon toot`); without them the
-// tests are skipped with that message.
+// back (test/python.ts runs them).
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { png } from "./media_files.ts";
+import { PYTHON, skipMastodonPy, skipToot, tootSignIn } from "./python.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 const run = promisify(execFile);
-const PYTHON = "/usr/bin/python3";
-
-function available(module: string): boolean {
-  try {
-    execFileSync(PYTHON, ["-c", `import ${module}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const skipMastodonPy = available("mastodon")
-  ? false
-  : "Mastodon.py is not installed (apt-get install python3-mastodon)";
-const skipToot = available("toot") ? false : "toot is not installed (apt-get install toot)";
 
 let server: TestServer;
 let alice: TestUser;
@@ -63,14 +49,7 @@ test("Mastodon.py: upload, describe, attach, read back", { skip: skipMastodonPy 
 });
 
 test("toot: post with a described picture", { skip: skipToot }, async () => {
-  const host = new URL(server.url).host;
-  const config = {
-    apps: { [host]: { instance: host, base_url: server.url, client_id: "unused", client_secret: "unused" } },
-    users: { [`alice@${host}`]: { instance: host, username: "alice", access_token: alice.token } },
-    active_user: `alice@${host}`,
-  };
-  execFileSync("mkdir", ["-p", join(dir, "toot")]);
-  writeFileSync(join(dir, "toot", "config.json"), JSON.stringify(config));
+  tootSignIn(dir, server, alice);
   await run("toot", ["post", "--media", picture, "--description", "From toot", "Posted by toot"], {
     env: { ...process.env, XDG_CONFIG_HOME: dir },
   });

@@ -6,6 +6,7 @@ import { after, before, test } from "node:test";
 import { AwsClient } from "aws4fetch";
 import { loadConfig } from "../src/config.ts";
 import { mediaStorage } from "../src/media/storage.ts";
+import { deleteLocalAccount } from "../src/services/moderation/admin_accounts.ts";
 import { blob, download, form, noFfmpeg, photo, png, upload, video } from "./media_files.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 import { type S3TestServer, startS3Server } from "./s3_server.ts";
@@ -80,6 +81,32 @@ test("an avatar goes to the bucket too", async () => {
   assert.equal(res.status, 200);
   assert.ok(res.body.avatar.startsWith(`${s3.endpoint}/${credentials.bucket}/accounts/avatars/`), res.body.avatar);
   assert.equal(s3.objects.get(keyOf(res.body.avatar))?.contentType, "image/png");
+});
+
+test("delete_media=true and a deleted account take their files out of the bucket", async () => {
+  const dave = await server.user("dave");
+  const first = await upload(server, dave.token, await png(50, 50), "image/png");
+  const status = await server.post("/api/v1/statuses", {
+    token: dave.token,
+    json: { status: "s3", media_ids: [first.id] },
+  });
+  assert.equal(status.status, 200);
+  const deleted = await server.delete(`/api/v1/statuses/${status.body.id}?delete_media=1`, { token: dave.token });
+  assert.equal(deleted.status, 200);
+  assert.equal(s3.objects.has(keyOf(first.url)), false);
+  assert.equal(s3.objects.has(keyOf(first.preview_url)), false);
+
+  const loose = await upload(server, dave.token, await png(51, 51), "image/png");
+  const data = `data:image/png;base64,${(await png(90, 90)).toString("base64")}`;
+  const profile = await server.patch("/api/v1/accounts/update_credentials", {
+    token: dave.token,
+    json: { avatar: data },
+  });
+  const keys = [loose.url, loose.preview_url, profile.body.avatar].map(keyOf);
+  for (const key of keys) assert.ok(s3.objects.has(key), key);
+  await deleteLocalAccount(server.rt, "dave");
+  await server.settle();
+  for (const key of keys) assert.equal(s3.objects.has(key), false, key);
 });
 
 test("a video waits in the bucket, and the job processes it from there", { skip: noFfmpeg }, async () => {

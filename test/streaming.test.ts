@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createStreamingAPIClient, type mastodon } from "masto";
+import { addAnnouncement, removeAnnouncement } from "../src/services/announcements/announcements.ts";
 import { authenticate } from "../src/services/auth/authenticate.ts";
 import { issueToken, revokeTokenById } from "../src/services/auth/tokens.ts";
 import { block, follow, freshUser, insertStatus, mute, post, remoteAccount } from "./fixtures.ts";
@@ -235,8 +236,80 @@ test("SSE: one stream per response, with the REST entity as data; health; unknow
   });
   assert.equal(filter.status, 200);
   await until(() => user.events.some((e) => e.event === "filters_changed"));
+  // Comments end with one newline, as Mastodon's: no blank line outside an event.
+  assert.deepEqual(
+    [user, local, tag].map((s) => s.blankLines),
+    [0, 0, 0],
+  );
   for (const s of [user, local, tag]) s.close();
   await subscribed(server, 0);
+});
+
+test("announcements: announcement, announcement.reaction and announcement.delete on every user stream", async (t) => {
+  const carol = await freshUser(server, "carol");
+  const dan = await freshUser(server, "dan");
+  const socket = await Socket.open(wsUrl(server, "?stream=user"), { token: carol.token });
+  // Only `user`: not `user:notification`, not public streams.
+  const other = await Socket.open(wsUrl(server, "?stream=user:notification"), { token: carol.token });
+  const sse = await EventStream.open(server, "/api/v1/streaming/user", dan.token);
+  t.after(() => {
+    socket.close();
+    other.close();
+    sse.close();
+  });
+  await subscribed(server, 3);
+
+  const added = await addAnnouncement(server.rt, { text: "Maintenance tonight #ops" });
+  const published = await socket.next("announcement");
+  assert.deepEqual(published.stream, ["user"]);
+  const entity = JSON.parse(published.payload!);
+  const rest = await server.get("/api/v1/announcements", { token: carol.token });
+  assert.deepEqual(
+    entity,
+    rest.body.find((a: { id: string }) => a.id === added.id),
+  );
+  assert.equal(entity.read, false);
+
+  const react = await server.put(`/api/v1/announcements/${added.id}/reactions/${encodeURIComponent("👍")}`, {
+    token: dan.token,
+  });
+  assert.equal(react.status, 200);
+  const reaction = await socket.next("announcement.reaction");
+  assert.deepEqual(JSON.parse(reaction.payload!), { name: "👍", count: 1, announcement_id: added.id });
+  await server.delete(`/api/v1/announcements/${added.id}/reactions/${encodeURIComponent("👍")}`, { token: dan.token });
+  await socket.next("announcement.reaction", (f) => JSON.parse(f.payload!).count === 0);
+
+  await removeAnnouncement(server.rt, added.id);
+  const removed = await socket.next("announcement.delete");
+  assert.equal(removed.payload, added.id);
+
+  await until(() => sse.events.length === 4, 5000, "the SSE events");
+  assert.deepEqual(
+    sse.events.map((e) => e.event),
+    ["announcement", "announcement.reaction", "announcement.reaction", "announcement.delete"],
+  );
+  assert.equal(JSON.parse(sse.events[0].data).id, added.id);
+  assert.equal(sse.events[3].data, added.id);
+  assert.deepEqual(
+    other.frames.filter((f) => f.event?.startsWith("announcement")),
+    [],
+  );
+
+  // A scheduled one is told when its time comes (the job the schedule made).
+  const later = await addAnnouncement(server.rt, { text: "Later", publishAt: new Date(Date.now() + 3600_000) });
+  await server.rt.db
+    .updateTable("announcements")
+    .set({ published_at: new Date(Date.now() - 1000) })
+    .where("id", "=", later.id)
+    .execute();
+  await server.rt.db
+    .updateTable("jobs")
+    .set({ run_at: new Date() })
+    .where("type", "=", "announcements.publish")
+    .execute();
+  server.rt.queue.wake();
+  const scheduled = await socket.next("announcement", (f) => JSON.parse(f.payload!).id === later.id);
+  assert.equal(JSON.parse(scheduled.payload!).content, "<p>Later</p>");
 });
 
 test("direct: a conversation event for each participant listening", async () => {

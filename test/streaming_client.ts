@@ -79,6 +79,8 @@ export class Socket {
 export class EventStream {
   readonly events: { event: string; data: string }[] = [];
   comments = 0;
+  /** Blank lines outside any event (Mastodon.py takes each for a malformed event). */
+  blankLines = 0;
   readonly #abort = new AbortController();
   status = 0;
 
@@ -95,22 +97,26 @@ export class EventStream {
     return s;
   }
 
+  /** Reads line by line, as the SSE format is: comment lines count, a blank line ends an event. */
   async #read(body: ReadableStream<Uint8Array>) {
     const decoder = new TextDecoder();
     let buffer = "";
+    let event = "";
+    let data: string | null = null;
     for await (const chunk of body) {
       buffer += decoder.decode(chunk, { stream: true });
-      let end = buffer.indexOf("\n\n");
-      while (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        if (block.startsWith(":")) this.comments++;
-        else {
-          const event = /^event: (.*)$/m.exec(block)?.[1] ?? "";
-          const data = /^data: (.*)$/m.exec(block)?.[1] ?? "";
-          this.events.push({ event, data });
+      for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 1);
+        if (line.startsWith(":")) this.comments++;
+        else if (line.startsWith("event: ")) event = line.slice(7);
+        else if (line.startsWith("data: ")) data = line.slice(6);
+        else if (line === "") {
+          if (data !== null) this.events.push({ event, data });
+          if (data === null && event === "") this.blankLines++;
+          event = "";
+          data = null;
         }
-        end = buffer.indexOf("\n\n");
       }
     }
   }

@@ -31,6 +31,7 @@ test("API, OAuth and page routes answer the same with a trailing slash, GET and 
     "/.well-known/oauth-authorization-server",
     "/about",
     "/auth/sign_in",
+    "/@alice",
   ]) {
     const plain = await server.get(path, { token: alice.token });
     const slashed = await server.get(`${path}/`, { token: alice.token });
@@ -87,7 +88,8 @@ test("one trailing slash is ignored, not two", async () => {
 });
 
 // Routes whose handler answers 404 on a fresh server (no terms of service, domain blocks not
-// shown, no confirmation token; streaming served on this host) with no token check before.
+// shown, no confirmation token; streaming served on this host; no account named by the filled-in
+// handle) with no token check before.
 const NOT_FOUND_BY_DESIGN = new Set([
   "GET /api/v1/instance/terms_of_service",
   "GET /api/v1/instance/terms_of_service/:date",
@@ -95,6 +97,8 @@ const NOT_FOUND_BY_DESIGN = new Set([
   "GET /auth/confirmation",
   "GET /terms-of-service",
   "GET /api/v1/streaming",
+  "GET /:handle{@[^/]+}",
+  "GET /:handle{@[^/]+}/:id",
 ]);
 
 test("every route the router knows reaches its handler with a trailing slash", async () => {

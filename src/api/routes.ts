@@ -3,14 +3,25 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/hono.ts";
 import { aboutPages } from "../web/about.ts";
+import { adminPages } from "../web/admin/pages.ts";
 import { confirmationPages } from "../web/confirmation.ts";
 import { oauthPages } from "../web/oauth.ts";
+import { publicPages } from "../web/public_pages/routes.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
 import { accounts } from "./v1/accounts.ts";
 import { credentials } from "./v1/accounts_credentials.ts";
 import { accountsRelationships } from "./v1/accounts_relationships.ts";
-import { adminReports } from "./v1/admin_reports.ts";
+import { adminAccounts } from "./v1/admin/accounts.ts";
+import { adminCanonicalEmailBlocks } from "./v1/admin/canonical_email_blocks.ts";
+import { adminDomainAllows } from "./v1/admin/domain_allows.ts";
+import { adminDomainBlocks } from "./v1/admin/domain_blocks.ts";
+import { adminEmailDomainBlocks } from "./v1/admin/email_domain_blocks.ts";
+import { adminIpBlocks } from "./v1/admin/ip_blocks.ts";
+import { adminMeasures } from "./v1/admin/measures.ts";
+import { adminReports } from "./v1/admin/reports.ts";
+import { adminTags } from "./v1/admin/tags.ts";
+import { adminTrends } from "./v1/admin/trends.ts";
 import { announcements } from "./v1/announcements.ts";
 import { apps } from "./v1/apps.ts";
 import { blocks } from "./v1/blocks.ts";
@@ -42,6 +53,7 @@ import { suggestionsApi } from "./v1/suggestions.ts";
 import { tags } from "./v1/tags.ts";
 import { timelines } from "./v1/timelines.ts";
 import { trends } from "./v1/trends.ts";
+import { adminAccountsV2 } from "./v2/admin/accounts.ts";
 import { filtersV2 } from "./v2/filters.ts";
 import { instanceV2 } from "./v2/instance.ts";
 import { mediaV2 } from "./v2/media.ts";
@@ -65,6 +77,7 @@ export const routers: Hono<AppEnv>[] = [
   oauthPages,
   confirmationPages,
   aboutPages,
+  adminPages,
   apps,
   credentials,
   accountStatusesApi,
@@ -84,6 +97,16 @@ export const routers: Hono<AppEnv>[] = [
   scheduledStatuses,
   reports,
   adminReports,
+  adminAccounts,
+  adminAccountsV2,
+  adminDomainBlocks,
+  adminDomainAllows,
+  adminEmailDomainBlocks,
+  adminCanonicalEmailBlocks,
+  adminIpBlocks,
+  adminTags,
+  adminTrends,
+  adminMeasures,
   conversations,
   // Requests first: /api/v1/notifications/requests is not a notification id.
   notificationRequests,
@@ -99,4 +122,5 @@ export const routers: Hono<AppEnv>[] = [
   announcements,
   trends,
   streamingApi,
+  publicPages,
 ];

@@ -2,7 +2,12 @@
 import type { Role } from "../db/schema.ts";
 import { ApiError } from "../domain/errors.ts";
 import { ROLE_NAMES } from "../domain/roles.ts";
-import { createAccountAsOperator, listUsers, modifyUser } from "../services/moderation/admin_accounts.ts";
+import {
+  createAccountAsOperator,
+  deleteLocalAccount,
+  listUsers,
+  modifyUser,
+} from "../services/moderation/admin_accounts.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 
 function roleOf(value: string | undefined): Role | undefined {
@@ -29,8 +34,9 @@ export const accountsCommand: Command = {
     "accounts create NAME --email E [--role owner|admin|moderator|user] [--confirmed] [--approve]\n" +
     "  rookery accounts approve NAME\n" +
     "  rookery accounts modify NAME [--role R] [--confirm] [--approve] [--disable|--enable]\n" +
+    "  rookery accounts delete NAME\n" +
     "  rookery accounts list",
-  summary: "Create, approve, change and list local accounts",
+  summary: "Create, approve, change, delete and list local accounts",
   async run(args) {
     const { values, positionals } = parse(args, {
       email: { type: "string" },
@@ -82,6 +88,10 @@ export const accountsCommand: Command = {
         console.log(`Updated @${name}.`);
         return;
       }
+      case "delete":
+        await run(() => withRuntime((rt) => deleteLocalAccount(rt, needName())));
+        console.log(`Deleted @${name}: it is suspended, and a job removes its media files.`);
+        return;
       case "list":
         await withRuntime(async (rt) => {
           for (const u of await listUsers(rt)) {

@@ -40,6 +40,8 @@ export interface AccountsTable {
   moved_to_account_id: string | null;
   suspended_at: Date | null;
   silenced_at: Date | null;
+  /** A moderator forces the media of this account's statuses sensitive. */
+  sensitized_at: Default<Date | null>;
   fetched_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -208,6 +210,8 @@ export interface NotificationsTable {
   type: NotificationType;
   status_id: string | null;
   report_id: string | null;
+  account_warning_id: Default<string | null>;
+  account_severance_id: Default<string | null>;
   group_key: string;
   filtered: Default<boolean>;
   created_at: Date;
@@ -237,6 +241,8 @@ export interface StatusesTable {
   updated_at: Date;
   edited_at: Date | null;
   deleted_at: Date | null;
+  /** A moderator's review for trends (null until reviewed). */
+  trendable: Default<boolean | null>;
 }
 
 export interface StatusStatsTable {
@@ -451,6 +457,9 @@ export interface TagsTable {
   /** An operator's review: whether it may trend (null until reviewed). */
   trendable: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
   reviewed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Moderators' say on whether the tag may be used in new statuses, and listed (null: not decided). */
+  usable: Default<boolean | null>;
+  listable: Default<boolean | null>;
 }
 
 export interface FeaturedTagsTable {
@@ -633,7 +642,102 @@ export interface AnnouncementReactionsTable {
   created_at: Date;
 }
 
+export interface AdminActionLogsTable {
+  id: string;
+  /** The staff member who acted. */
+  account_id: string;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  /** How the target read when it was acted on (an acct, a domain, an address). */
+  human_identifier: Default<string>;
+  text: string | null;
+  created_at: Date;
+}
+
+export type AccountWarningAction =
+  | "none"
+  | "disable"
+  | "mark_statuses_as_sensitive"
+  | "delete_statuses"
+  | "sensitive"
+  | "silence"
+  | "suspend";
+
+export interface AccountWarningsTable {
+  id: string;
+  /** The moderator; null once their account is gone. */
+  account_id: string | null;
+  target_account_id: string;
+  action: AccountWarningAction;
+  text: Default<string>;
+  status_ids: Json<string[]>;
+  report_id: string | null;
+  created_at: Date;
+}
+
+export type SeveranceType = "domain_block" | "user_domain_block" | "account_suspension";
+
+export interface RelationshipSeveranceEventsTable {
+  id: string;
+  type: SeveranceType;
+  target_name: string;
+  created_at: Date;
+}
+
+/** What one local account lost in a severance event. */
+export interface AccountSeverancesTable {
+  id: string;
+  account_id: string;
+  event_id: string;
+  followers_count: number;
+  following_count: number;
+}
+
+export type IpBlockSeverity = "sign_up_requires_approval" | "sign_up_block" | "no_access";
+
+export interface IpBlocksTable {
+  id: string;
+  /** An address or network in CIDR form (`192.0.2.0/24`, `2001:db8::/32`). */
+  ip: string;
+  severity: IpBlockSeverity;
+  comment: Default<string>;
+  expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface EmailDomainBlocksTable {
+  id: string;
+  domain: string;
+  allow_with_approval: Default<boolean>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CanonicalEmailBlocksTable {
+  id: string;
+  canonical_email_hash: string;
+  reference_account_id: string | null;
+  created_at: Date;
+}
+
+export interface DomainAllowsTable {
+  id: string;
+  domain: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface Database {
+  admin_action_logs: AdminActionLogsTable;
+  account_warnings: AccountWarningsTable;
+  relationship_severance_events: RelationshipSeveranceEventsTable;
+  account_severances: AccountSeverancesTable;
+  ip_blocks: IpBlocksTable;
+  email_domain_blocks: EmailDomainBlocksTable;
+  canonical_email_blocks: CanonicalEmailBlocksTable;
+  domain_allows: DomainAllowsTable;
   accounts: AccountsTable;
   account_stats: AccountStatsTable;
   users: UsersTable;
@@ -694,6 +798,17 @@ export interface Database {
   media_attachments: MediaAttachmentsTable;
   push_subscriptions: PushSubscriptionsTable;
   push_deliveries: PushDeliveriesTable;
+  actor_keys: ActorKeysTable;
+}
+
+/** A local actor's key pairs, as JWK JSON text (migration 0034). */
+export interface ActorKeysTable {
+  owner: string;
+  rsa_public: string;
+  rsa_private: string;
+  ed25519_public: string;
+  ed25519_private: string;
+  created_at: Date;
 }
 
 export type MediaType = "image" | "gifv" | "video" | "audio" | "unknown";

@@ -28,15 +28,19 @@ const P = {
 
 const ALL = Object.values(P).reduce((a, b) => a | b, 0);
 
+export type Permission = keyof typeof P;
+
 interface RoleInfo {
   id: string;
   name: string;
   permissions: number;
   highlighted: boolean;
+  /** Mastodon's position: staff act only on accounts whose role sits below their own. */
+  position: number;
 }
 
 const ROLES: Record<Role, RoleInfo> = {
-  user: { id: "-99", name: "", permissions: P.inviteUsers, highlighted: false },
+  user: { id: "-99", name: "", permissions: P.inviteUsers, highlighted: false, position: -1 },
   moderator: {
     id: "1",
     name: "Moderator",
@@ -49,9 +53,10 @@ const ROLES: Record<Role, RoleInfo> = {
       P.manageAppeals |
       P.manageUsers,
     highlighted: true,
+    position: 10,
   },
-  admin: { id: "2", name: "Admin", permissions: ALL & ~P.administrator & ~P.devops, highlighted: true },
-  owner: { id: "3", name: "Owner", permissions: ALL, highlighted: true },
+  admin: { id: "2", name: "Admin", permissions: ALL & ~P.administrator & ~P.devops, highlighted: true, position: 100 },
+  owner: { id: "3", name: "Owner", permissions: ALL, highlighted: true, position: 1000 },
 };
 
 export const ROLE_NAMES = Object.keys(ROLES) as Role[];
@@ -69,8 +74,23 @@ export function highlightedRoles(role: Role | null): { id: string; name: string;
   return r.highlighted ? [{ id: r.id, name: r.name, color: "" }] : [];
 }
 
+/** The role of `role_ids[]` in the admin API, or null for an id no role has. */
+export function roleById(id: string): Role | null {
+  return ROLE_NAMES.find((r) => ROLES[r].id === id) ?? null;
+}
+
+/** The roles holding a permission (the administrator flag holds them all). */
+export function rolesWith(permission: Permission): Role[] {
+  return ROLE_NAMES.filter((r) => can(r, permission));
+}
+
+/** Whether `actor` may act on an account of role `target` (Mastodon's `overrides?`). */
+export function outranks(actor: Role, target: Role | null): boolean {
+  return target === null || ROLES[actor].position > ROLES[target].position;
+}
+
 /** Whether a role holds a permission (the administrator flag holds them all). */
-export function can(role: Role, permission: keyof typeof P): boolean {
+export function can(role: Role, permission: Permission): boolean {
   const granted = ROLES[role].permissions;
   return (granted & (P[permission] | P.administrator)) !== 0;
 }

@@ -1,10 +1,13 @@
 // Every job type and the function that runs it. Areas add their handlers here.
+import { deliver, distribute, runFedifyMessage } from "../federation/jobs.ts";
 import type { Runtime } from "../runtime.ts";
+import { publishScheduledAnnouncement } from "../services/announcements/announcements.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
 import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
 import { deliverMail } from "../services/mail.ts";
-import { cleanupMedia } from "../services/media/cleanup.ts";
+import { cleanupMedia, removeAccountMedia } from "../services/media/cleanup.ts";
 import { processPendingMedia } from "../services/media/upload.ts";
+import { purgeAccount } from "../services/moderation/account_purge.ts";
 import { streamNotification } from "../services/notifications/create.ts";
 import { expirePoll } from "../services/statuses/polls.ts";
 import { publishScheduled } from "../services/statuses/scheduled.ts";
@@ -30,8 +33,14 @@ const handlers: Handlers = {
   "statuses.publish_scheduled": publishScheduled,
   "media.process": processPendingMedia,
   "media.cleanup": cleanupMedia,
+  "media.remove_account": removeAccountMedia,
   "push.deliver": deliverPush,
   "notifications.stream": streamNotification,
+  "federation.fedify": runFedifyMessage,
+  "federation.distribute": distribute,
+  "federation.deliver": deliver,
+  "accounts.purge": purgeAccount,
+  "announcements.publish": publishScheduledAnnouncement,
 };
 
 /** Every job type with a handler (the run-twice test covers each of them). */

@@ -1,21 +1,11 @@
-// The Account entity. `renderAccountView` renders what services/accounts/views.ts loaded (the
-// status views carry their authors so); the routes that list only accounts still load through
-// `renderAccounts`.
+// The Account entity, rendered from what services/accounts/views.ts loaded (the status views carry
+// their authors so).
 import { highlightedRoles, roleEntity } from "../domain/roles.ts";
 import { urls } from "../domain/urls.ts";
 import { stillKey } from "../media/images.ts";
 import { mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
-import {
-  type AccountRow,
-  type AccountView,
-  accountEmojis,
-  day,
-  loadAccountRows,
-  loadAccountViews,
-} from "../services/accounts/views.ts";
-import { localEmojis } from "../services/emojis/custom_emojis.ts";
-import type { AccountCounters } from "../services/statuses/live_state.ts";
+import { type AccountRow, type AccountView, type CredentialView, day } from "../services/accounts/views.ts";
 import { renderCustomEmojis } from "./custom_emoji.ts";
 
 export interface AccountEntity {
@@ -153,24 +143,9 @@ export function renderAccountView(rt: Runtime, view: AccountView): AccountEntity
   return entity;
 }
 
-/**
- * Renders accounts by id, in the order given, skipping ids that do not exist. Counters come from
- * `known` (read along with other things by the caller) or from one query for the rest.
- */
-export async function renderAccounts(
-  rt: Runtime,
-  ids: readonly string[],
-  known?: ReadonlyMap<string, AccountCounters>,
-): Promise<AccountEntity[]> {
-  const views = await loadAccountViews(rt, ids, known);
-  return ids.flatMap((id) => {
-    const view = views.get(id);
-    return view ? [renderAccountView(rt, view)] : [];
-  });
-}
-
-export async function renderAccountById(rt: Runtime, id: string): Promise<AccountEntity | null> {
-  return (await renderAccounts(rt, [id]))[0] ?? null;
+/** Renders loaded accounts, in the map's order (loadAccountViews keeps the order it was asked). */
+export function renderAccounts(rt: Runtime, views: ReadonlyMap<string, AccountView>): AccountEntity[] {
+  return [...views.values()].map((view) => renderAccountView(rt, view));
 }
 
 /** Mastodon shows the day an account was made, not the moment. */
@@ -179,38 +154,24 @@ function midnight(date: Date): string {
 }
 
 /** CredentialAccount: the caller's own account, with the source values and their role. */
-export async function renderCredentialAccount(rt: Runtime, userId: string) {
-  const user = await rt.db
-    .selectFrom("users")
-    .select(["account_id", "settings", "role"])
-    .where("id", "=", userId)
-    .executeTakeFirstOrThrow();
-  const rows = await loadAccountRows(rt, [user.account_id]);
-  const row = rows.get(user.account_id)!;
-  // Counted up to 40, as Mastodon counts them.
-  const requests = await rt.db
-    .selectFrom((db) =>
-      db.selectFrom("follow_requests").select("id").where("target_account_id", "=", user.account_id).limit(40).as("r"),
-    )
-    .select((eb) => eb.fn.countAll().as("n"))
-    .executeTakeFirstOrThrow();
-  const s = user.settings;
+export function renderCredentialAccount(rt: Runtime, view: CredentialView) {
+  const { row, settings: s } = view;
   const entity = renderAccount(rt, row);
   return {
     ...entity,
-    emojis: entity.suspended ? [] : renderCustomEmojis(rt.config, accountEmojis(await localEmojis(rt), row)),
+    emojis: entity.suspended ? [] : renderCustomEmojis(rt.config, view.emojis),
     source: {
       privacy: s.default_privacy ?? "public",
       sensitive: s.default_sensitive ?? false,
       language: s.default_language || null,
       note: row.note,
       fields: row.fields.map((f) => ({ name: f.name, value: f.value, verified_at: f.verified_at })),
-      follow_requests_count: Number(requests.n),
+      follow_requests_count: view.followRequestsCount,
       hide_collections: row.hide_collections,
       discoverable: row.discoverable,
       indexable: row.indexable,
       attribution_domains: row.attribution_domains,
     },
-    role: roleEntity(user.role),
+    role: roleEntity(view.role),
   };
 }

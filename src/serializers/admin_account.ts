@@ -4,7 +4,7 @@ import type { Runtime } from "../runtime.ts";
 import type { AdminAccountView } from "../services/moderation/report_views.ts";
 import { renderAccountView } from "./account.ts";
 
-export function renderAdminAccount(rt: Runtime, { row: r, account }: AdminAccountView) {
+export function renderAdminAccount(rt: Runtime, { row: r, account, ips }: AdminAccountView) {
   const local = r.domain === null;
   return {
     id: r.id,
@@ -12,9 +12,8 @@ export function renderAdminAccount(rt: Runtime, { row: r, account }: AdminAccoun
     domain: r.domain,
     created_at: r.created_at.toISOString(),
     email: r.email ?? "",
-    ip: r.sign_up_ip,
-    // Sign-in addresses are not recorded; the sign-up address is the only one known.
-    ips: r.sign_up_ip ? [{ ip: r.sign_up_ip, used_at: r.created_at.toISOString() }] : [],
+    ip: ips[0]?.ip ?? null,
+    ips: ips.map((i) => ({ ip: i.ip, used_at: i.used_at.toISOString() })),
     locale: r.locale ?? "",
     invite_request: r.sign_up_reason,
     role: roleEntity(r.role ?? "user"),
@@ -23,7 +22,7 @@ export function renderAdminAccount(rt: Runtime, { row: r, account }: AdminAccoun
     disabled: local && r.disabled === true,
     silenced: r.silenced_at !== null,
     suspended: r.suspended_at !== null,
-    sensitized: false,
+    sensitized: r.sensitized_at !== null,
     created_by_application_id: r.created_by_application_id,
     invited_by_account_id: null,
     account: account ? renderAccountView(rt, account) : null,

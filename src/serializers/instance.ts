@@ -11,7 +11,7 @@ import type { Rule } from "../services/instance/rules.ts";
 import type { TermsVersion } from "../services/instance/texts.ts";
 import type { DomainBlock } from "../services/moderation/domain_blocks.ts";
 import { MASTODON_API_VERSION, VERSION_STRING } from "../version.ts";
-import { renderAccountById } from "./account.ts";
+import { renderAccountView } from "./account.ts";
 
 export const renderRule = (r: Rule) => ({ id: r.id, text: r.text, hint: r.hint, translations: {} });
 
@@ -50,11 +50,11 @@ function registrationsOf(rt: Runtime) {
   };
 }
 
-async function contact(rt: Runtime, facts: InstanceFacts) {
-  return facts.contactId ? renderAccountById(rt, facts.contactId) : null;
+function contact(rt: Runtime, facts: InstanceFacts) {
+  return facts.contact ? renderAccountView(rt, facts.contact) : null;
 }
 
-export async function instanceV2Entity(rt: Runtime, facts: InstanceFacts) {
+export function instanceV2Entity(rt: Runtime, facts: InstanceFacts) {
   const { config } = rt;
   const l = config.limits;
   const o = config.origin;
@@ -93,12 +93,12 @@ export async function instanceV2Entity(rt: Runtime, facts: InstanceFacts) {
     },
     registrations: { ...reg, message: config.registrations.message, min_age: config.registrations.minAge, url: null },
     api_versions: { mastodon: MASTODON_API_VERSION },
-    contact: { email: config.site.contactEmail, account: await contact(rt, facts) },
+    contact: { email: config.site.contactEmail, account: contact(rt, facts) },
     rules: facts.rules.map(renderRule),
   };
 }
 
-export async function instanceV1Entity(rt: Runtime, facts: InstanceFacts) {
+export function instanceV1Entity(rt: Runtime, facts: InstanceFacts) {
   const { config } = rt;
   const s = facts.stats;
   const reg = registrationsOf(rt);
@@ -117,7 +117,7 @@ export async function instanceV1Entity(rt: Runtime, facts: InstanceFacts) {
     approval_required: reg.approval_required,
     invites_enabled: false,
     configuration: { accounts: { max_featured_tags: config.limits.featuredTags }, ...limitsOf(rt) },
-    contact_account: await contact(rt, facts),
+    contact_account: contact(rt, facts),
     rules: facts.rules.map(renderRule),
   };
 }

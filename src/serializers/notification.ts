@@ -7,6 +7,7 @@ import type { NotificationRow } from "../services/notifications/read.ts";
 import type { NotificationRequestRow } from "../services/notifications/requests.ts";
 import type { NotificationViews } from "../services/notifications/views.ts";
 import { type AccountEntity, renderAccountView } from "./account.ts";
+import { renderAccountWarning, renderSeveranceEvent } from "./account_warning.ts";
 import { renderReport } from "./report.ts";
 import { renderStatus, type StatusEntity } from "./status.ts";
 
@@ -29,6 +30,8 @@ function rendered(rt: Runtime, views: NotificationViews) {
     account: once(views.accounts, (v) => renderAccountView(rt, v)),
     status: once(views.statuses, (v): StatusEntity => renderStatus(rt, v)),
     report: once(views.reports, (v) => renderReport(rt, v)),
+    warning: once(views.warnings, (v) => renderAccountWarning(rt, v)),
+    event: once(views.severances, renderSeveranceEvent),
   };
 }
 
@@ -39,7 +42,10 @@ export function renderNotifications(rt: Runtime, rows: NotificationRow[], views:
     // A status or report that is gone takes its notification along.
     const status = row.status_id ? r.status(row.status_id) : null;
     const report = row.report_id ? r.report(row.report_id) : null;
-    if (!account || status === undefined || report === undefined) return [];
+    const warning = row.account_warning_id ? r.warning(row.account_warning_id) : null;
+    const event = row.account_severance_id ? r.event(row.account_severance_id) : null;
+    if (!account || status === undefined || report === undefined || warning === undefined || event === undefined)
+      return [];
     return [
       {
         id: row.id,
@@ -49,6 +55,8 @@ export function renderNotifications(rt: Runtime, rows: NotificationRow[], views:
         account,
         ...(status ? { status } : {}),
         ...(report ? { report } : {}),
+        ...(warning ? { moderation_warning: warning } : {}),
+        ...(event ? { event } : {}),
       },
     ];
   });
@@ -113,6 +121,8 @@ export function renderGroupedNotifications(
       sample_account_ids: g.sampleAccountIds.filter((id) => views.accounts.has(id)),
       ...(g.statusId ? { status_id: g.statusId } : {}),
       ...(g.reportId ? { report: r.report(g.reportId) } : {}),
+      ...(g.accountWarningId ? { moderation_warning: r.warning(g.accountWarningId) } : {}),
+      ...(g.accountSeveranceId ? { event: r.event(g.accountSeveranceId) } : {}),
     })),
   };
 }

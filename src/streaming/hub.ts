@@ -7,8 +7,10 @@
 import { inactiveReason } from "../domain/user_state.ts";
 import { logger } from "../log.ts";
 import type { Runtime } from "../runtime.ts";
+import { renderAnnouncements } from "../serializers/announcement.ts";
 import { renderConversations } from "../serializers/conversation.ts";
 import { renderNotifications } from "../serializers/notification.ts";
+import { announcementsFor, reactionCount } from "../services/announcements/announcements.ts";
 import { authenticate, onAuthInvalidated } from "../services/auth/authenticate.ts";
 import { publicTimelineReaders } from "../services/feeds/timelines.ts";
 import { hiddenStatusIds } from "../services/filters/hidden.ts";
@@ -119,6 +121,11 @@ export class Hub {
     this.#on("notifications.merged", "accounts", async ({ accountId }) => {
       for (const sub of this.#userStreams(accountId, true)) this.#send(sub, "notifications_merged", "1");
     });
+    this.#on("announcements.published", "accounts", (e) => this.#announcement(e));
+    this.#on("announcements.reaction", "accounts", (e) => this.#announcementReaction(e));
+    this.#on("announcements.removed", "accounts", async ({ id }) => {
+      this.#sendAll(this.#everyUserStream(), "announcement.delete", () => id);
+    });
     this.#unsubscribe.push(onAuthInvalidated(rt, () => this.#enqueue("accounts", () => this.#recheckTokens())));
   }
 
@@ -218,6 +225,30 @@ export class Hub {
         ? !notifications || (stream.kind === "feed" && stream.notifications)
         : notifications && stream.name === "user:notification",
     );
+  }
+
+  /** The `user` stream of every signed-in viewer: announcements go to all of them, as on Mastodon. */
+  #everyUserStream(): Subscription[] {
+    const out: Subscription[] = [];
+    for (const subs of this.#byAccount.values()) for (const sub of subs) if (sub.stream.name === "user") out.push(sub);
+    return out;
+  }
+
+  async #announcement({ id }: BusEvents["announcements.published"]) {
+    const subs = this.#everyUserStream();
+    if (subs.length === 0) return;
+    // As a new announcement is for everyone: unread, and no reaction of theirs.
+    const [entity] = renderAnnouncements(this.#rt.config, await announcementsFor(this.#rt, null, id));
+    if (!entity) return;
+    const json = JSON.stringify(entity);
+    this.#sendAll(subs, "announcement", () => json);
+  }
+
+  async #announcementReaction({ id, name }: BusEvents["announcements.reaction"]) {
+    const subs = this.#everyUserStream();
+    if (subs.length === 0) return;
+    const json = JSON.stringify({ name, count: await reactionCount(this.#rt, id, name), announcement_id: id });
+    this.#sendAll(subs, "announcement.reaction", () => json);
   }
 
   /** Sends each subscriber its viewer's rendering of the status, as its timeline of `context` shows it. */

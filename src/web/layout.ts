@@ -21,10 +21,28 @@ const STYLE = `
   code.secret { display: block; font-size: 1.1rem; padding: .75rem; word-break: break-all; border: 1px dashed #888; }
   ul.scopes { padding-left: 1.25rem; }
   .muted { opacity: .75; font-size: .9rem; }
+  main.wide { max-width: 64rem; }
+  nav.admin { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; margin-bottom: 1.5rem; }
+  nav.admin a[aria-current] { font-weight: 700; }
+  table { border-collapse: collapse; width: 100%; }
+  th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #8884; vertical-align: top; }
+  textarea, select { width: 100%; box-sizing: border-box; padding: .6rem; font: inherit; border: 1px solid #888; border-radius: .4rem; }
+  textarea { min-height: 6rem; }
+  form.inline { display: inline; }
+  blockquote { margin: .5rem 0; padding: .5rem .75rem; border-left: 4px solid #8888; }
 `;
 
-/** A page in `locale` (English unless told); `onload` runs a line of script once it has loaded. */
-export function page(title: string, body: Html, siteTitle: string, o: { locale?: string; onload?: string } = {}): Html {
+/**
+ * A page in `locale` (English unless told); `onload` runs a line of script once it has loaded; `wide`
+ * pages (the web admin's tables) use the width of a desktop screen; `head` adds to the document's head
+ * (links, a page's own style).
+ */
+export function page(
+  title: string,
+  body: Html,
+  siteTitle: string,
+  o: { locale?: string; onload?: string; wide?: boolean; head?: Html } = {},
+): Html {
   return html`<!doctype html>
 <html lang="${o.locale ?? "en"}">
 <head>
@@ -33,8 +51,9 @@ export function page(title: string, body: Html, siteTitle: string, o: { locale?:
 <meta name="referrer" content="no-referrer">
 <title>${title} · ${siteTitle}</title>
 <style>${raw(STYLE)}</style>
+${o.head ?? ""}
 </head>
-<body${o.onload ? html` onload="${o.onload}"` : ""}><main>
+<body${o.onload ? html` onload="${o.onload}"` : ""}><main${o.wide ? raw(' class="wide"') : ""}>
 <p class="muted">${siteTitle}</p>
 ${body}
 </main></body>

@@ -2,7 +2,6 @@
 import { z } from "zod";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { type Ctx, clientIp, params, router } from "../../http/hono.ts";
-import { renderAccountById } from "../../serializers/account.ts";
 import { renderToken } from "../../serializers/token.ts";
 import { type Application, authenticateClient, findApplication } from "../../services/auth/apps.ts";
 import {
@@ -14,6 +13,7 @@ import {
   revokeForClient,
 } from "../../services/auth/oauth.ts";
 import { TooManyAttempts } from "../../services/auth/sessions.ts";
+import { accountEntity } from "../account_pages.ts";
 import { requireUser } from "../auth.ts";
 
 export const oauthApi = router();
@@ -143,7 +143,7 @@ oauthApi.post("/oauth/revoke", async (c) => {
 
 /** The OIDC claims of the signed-in user; OIDC also allows POST. */
 async function userinfo(c: Ctx) {
-  const account = await renderAccountById(c.var.rt, c.var.auth!.user!.accountId);
+  const account = await accountEntity(c.var.rt, c.var.auth!.user!.accountId);
   return c.json({
     iss: `${c.var.rt.config.origin}/`,
     sub: account!.uri,

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { ApiError, notFound, unprocessable } from "../../domain/errors.ts";
 import { clientIp, params, router } from "../../http/hono.ts";
 import { parse, pathId, zBool, zIds, zInt, zText } from "../../http/validate.ts";
-import { renderAccountById, renderAccounts } from "../../serializers/account.ts";
 import { renderToken } from "../../serializers/token.ts";
 import {
   lookupAccount,
@@ -12,6 +11,7 @@ import {
 } from "../../services/accounts/accounts.ts";
 import { signUp } from "../../services/accounts/registration.ts";
 import { searchAccounts } from "../../services/accounts/search.ts";
+import { accountEntities, accountEntity } from "../account_pages.ts";
 import { currentUser, requireToken, requireUser, tokenIfGiven } from "../auth.ts";
 
 export const accounts = router();
@@ -52,7 +52,7 @@ accounts.get("/api/v1/accounts/lookup", tokenIfGiven("read:accounts"), async (c)
   // Mastodon answers a missing acct the way it answers an unknown one.
   if (!p.acct) throw notFound();
   const { id } = await lookupAccount(c.var.rt, p.acct);
-  return c.json(await renderAccountById(c.var.rt, id));
+  return c.json(await accountEntity(c.var.rt, id));
 });
 
 accounts.get("/api/v1/accounts/search", requireUser("read:accounts"), async (c) => {
@@ -68,14 +68,14 @@ accounts.get("/api/v1/accounts/search", requireUser("read:accounts"), async (c) 
     offset: Math.max(p.offset ?? 0, 0),
     following: p.following ?? false,
   });
-  return c.json(await renderAccounts(c.var.rt, ids));
+  return c.json(await accountEntities(c.var.rt, ids));
 });
 
 accounts.get("/api/v1/accounts", tokenIfGiven("read:accounts"), async (c) => {
   const p = parse(z.object({ id: zIds() }), await params(c));
   const ids = [...new Set(p.id ?? [])];
   if (ids.length > 40) throw unprocessable("Validation failed: too many ids (at most 40)");
-  return c.json(await renderAccounts(c.var.rt, await viewableAccountIds(c.var.rt, ids)));
+  return c.json(await accountEntities(c.var.rt, await viewableAccountIds(c.var.rt, ids)));
 });
 
 accounts.get("/api/v1/accounts/:id/identity_proofs", requireUser(), async (c) => {
@@ -87,5 +87,5 @@ accounts.get("/api/v1/accounts/:id/identity_proofs", requireUser(), async (c) =>
 accounts.get("/api/v1/accounts/:id", tokenIfGiven("read:accounts"), async (c) => {
   const id = pathId(c.req.param("id"));
   await viewableAccount(c.var.rt, id);
-  return c.json(await renderAccountById(c.var.rt, id));
+  return c.json(await accountEntity(c.var.rt, id));
 });

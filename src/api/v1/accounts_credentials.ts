@@ -5,9 +5,9 @@ import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
 import { params, router } from "../../http/hono.ts";
 import { fileParam, isObject } from "../../http/params.ts";
 import { parse, truthy, zBool, zString, zStrings, zText } from "../../http/validate.ts";
-import { renderCredentialAccount } from "../../serializers/account.ts";
 import { type ProfileChanges, removeProfileImage, updateProfile } from "../../services/accounts/profile.ts";
 import type { Auth, AuthUser } from "../../services/auth/authenticate.ts";
+import { credentialAccountEntity } from "../account_pages.ts";
 import { activeUser, currentUser, requireToken, requireUser } from "../auth.ts";
 
 export const credentials = router();
@@ -26,7 +26,7 @@ function potentialUser(auth: Auth): AuthUser {
 credentials.get("/api/v1/accounts/verify_credentials", requireToken("read:accounts", "profile"), async (c) => {
   const auth = c.var.auth!;
   const user = truthy(c.req.query("allow_nonfunctional")) ? potentialUser(auth) : activeUser(auth);
-  return c.json(await renderCredentialAccount(c.var.rt, user.id));
+  return c.json(await credentialAccountEntity(c.var.rt, user.id));
 });
 
 const flag = zBool();
@@ -87,13 +87,13 @@ credentials.patch("/api/v1/accounts/update_credentials", requireUser("write:acco
     attributionDomains: p.attribution_domains,
     source: sourceOf(p.source),
   });
-  return c.json(await renderCredentialAccount(c.var.rt, user.id));
+  return c.json(await credentialAccountEntity(c.var.rt, user.id));
 });
 
 for (const kind of ["avatar", "header"] as const) {
   credentials.delete(`/api/v1/profile/${kind}`, requireUser("write:accounts"), async (c) => {
     const user = currentUser(c);
     await removeProfileImage(c.var.rt, user.accountId, kind);
-    return c.json(await renderCredentialAccount(c.var.rt, user.id));
+    return c.json(await credentialAccountEntity(c.var.rt, user.id));
   });
 }

@@ -7,8 +7,7 @@ import { type AppEnv, params, router } from "../../http/hono.ts";
 import type { Params } from "../../http/params.ts";
 import { parse, zBool, zIds, zInt, zText } from "../../http/validate.ts";
 import type { Runtime } from "../../runtime.ts";
-import { renderAccountById, renderAccounts } from "../../serializers/account.ts";
-import { renderRelationship, renderRelationships } from "../../serializers/relationship.ts";
+import { renderRelationship } from "../../serializers/relationship.ts";
 import { accountByReference } from "../../services/accounts/accounts.ts";
 import { setAccountNote } from "../../services/accounts/notes.ts";
 import { block, unblock } from "../../services/relationships/blocks.ts";
@@ -20,7 +19,8 @@ import {
   unfollow,
 } from "../../services/relationships/follows.ts";
 import { mute, unmute } from "../../services/relationships/mutes.ts";
-import { ACCOUNT_PAGE, accountPage } from "../account_pages.ts";
+import { loadRelationshipView, loadRelationshipViews } from "../../services/relationships/views.ts";
+import { ACCOUNT_PAGE, accountEntities, accountEntity, accountPage } from "../account_pages.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { pageParams } from "../pagination.ts";
 
@@ -33,7 +33,7 @@ const relationshipAction =
     const me = currentUser(c).accountId;
     const id = c.req.param("id")!;
     await action(c.var.rt, me, id, await params(c));
-    return c.json(await renderRelationship(c.var.rt, me, id));
+    return c.json(renderRelationship(await loadRelationshipView(c.var.rt, me, id)));
   };
 
 /** `languages[]=…`: absent changes nothing; an empty list (or only blanks) means every language. */
@@ -63,7 +63,7 @@ accountsRelationships.post("/api/v1/follows", requireUser("write:follows"), asyn
   const me = currentUser(c).accountId;
   const target = await accountByReference(c.var.rt, p.uri);
   await follow(c.var.rt, me, target.id, {});
-  return c.json(await renderAccountById(c.var.rt, target.id));
+  return c.json(await accountEntity(c.var.rt, target.id));
 });
 
 accountsRelationships.post(
@@ -125,14 +125,16 @@ accountsRelationships.get("/api/v1/accounts/relationships", requireUser("read:fo
   const p = parse(z.object({ id: zIds(), with_suspended: zBool() }), await params(c));
   const ids = p.id ?? [];
   return c.json(
-    await renderRelationships(c.var.rt, currentUser(c).accountId, ids, { withSuspended: p.with_suspended }),
+    (await loadRelationshipViews(c.var.rt, currentUser(c).accountId, ids, { withSuspended: p.with_suspended })).map(
+      renderRelationship,
+    ),
   );
 });
 
 accountsRelationships.get("/api/v1/accounts/familiar_followers", requireUser("read:follows"), async (c) => {
   const p = parse(z.object({ id: zIds() }), await params(c));
   const results = await familiarFollowers(c.var.rt, currentUser(c).accountId, p.id ?? []);
-  const rendered = await renderAccounts(
+  const rendered = await accountEntities(
     c.var.rt,
     results.flatMap((r) => r.accountIds),
   );

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { params, router } from "../../http/hono.ts";
 import { parse, zBool, zInt, zText } from "../../http/validate.ts";
-import { renderAccounts } from "../../serializers/account.ts";
 import { directory } from "../../services/accounts/directory.ts";
+import { accountEntities } from "../account_pages.ts";
 import { tokenIfGiven, viewerId } from "../auth.ts";
 
 export const directoryApi = router();
@@ -16,5 +16,5 @@ directoryApi.get("/api/v1/directory", tokenIfGiven("read", "read:accounts"), asy
     order: p.order === "new" ? "new" : "active",
     local: p.local ?? false,
   });
-  return c.json(await renderAccounts(c.var.rt, ids));
+  return c.json(await accountEntities(c.var.rt, ids));
 });

@@ -4,6 +4,7 @@ import type { Handler } from "hono";
 import { type AppEnv, type Ctx, params, router } from "../../http/hono.ts";
 import { renderRelationship } from "../../serializers/relationship.ts";
 import { endorse, listEndorsements, unendorse } from "../../services/accounts/endorsements.ts";
+import { loadRelationshipView } from "../../services/relationships/views.ts";
 import { ACCOUNT_PAGE, accountPage } from "../account_pages.ts";
 import { currentUser, requireUser, tokenIfGiven } from "../auth.ts";
 import { pageParams } from "../pagination.ts";
@@ -16,7 +17,7 @@ const featureAction =
     const me = currentUser(c).accountId;
     const id = c.req.param("id")!;
     await action(c.var.rt, me, id);
-    return c.json(await renderRelationship(c.var.rt, me, id));
+    return c.json(renderRelationship(await loadRelationshipView(c.var.rt, me, id)));
   };
 
 endorsements.post("/api/v1/accounts/:id/endorse", requireUser("write:accounts"), featureAction(endorse));

@@ -7,6 +7,7 @@ import {
   listFollowRequests,
   rejectFollowRequest,
 } from "../../services/relationships/follows.ts";
+import { loadRelationshipView } from "../../services/relationships/views.ts";
 import { ACCOUNT_PAGE, accountPage } from "../account_pages.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { pageParams } from "../pagination.ts";
@@ -22,12 +23,12 @@ followRequests.post("/api/v1/follow_requests/:account_id/authorize", requireUser
   const me = currentUser(c).accountId;
   const requester = c.req.param("account_id");
   await authorizeFollowRequest(c.var.rt, me, requester);
-  return c.json(await renderRelationship(c.var.rt, me, requester));
+  return c.json(renderRelationship(await loadRelationshipView(c.var.rt, me, requester)));
 });
 
 followRequests.post("/api/v1/follow_requests/:account_id/reject", requireUser("write:follows"), async (c) => {
   const me = currentUser(c).accountId;
   const requester = c.req.param("account_id");
   await rejectFollowRequest(c.var.rt, me, requester);
-  return c.json(await renderRelationship(c.var.rt, me, requester));
+  return c.json(renderRelationship(await loadRelationshipView(c.var.rt, me, requester)));
 });

@@ -2,10 +2,10 @@ import { z } from "zod";
 import { LIST_TITLE_MAX, WORD_MAX } from "../../domain/lengths.ts";
 import { params, router } from "../../http/hono.ts";
 import { parse, pathId, zBool, zRefs, zString } from "../../http/validate.ts";
-import { renderAccounts } from "../../serializers/account.ts";
 import { renderList } from "../../serializers/list.ts";
 import { viewableAccount } from "../../services/accounts/accounts.ts";
 import * as lists from "../../services/feeds/lists.ts";
+import { accountEntities } from "../account_pages.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 
@@ -56,7 +56,7 @@ listsApi.get("/api/v1/lists/:id/accounts", READ, async (c) => {
   const result = await lists.listMembers(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), page);
   setLinkHeader(c, c.var.rt.config.origin, result);
   return c.json(
-    await renderAccounts(
+    await accountEntities(
       c.var.rt,
       result.items.map((m) => m.account_id),
     ),

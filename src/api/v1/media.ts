@@ -36,7 +36,7 @@ media.post("/api/v1/media", requireUser("write:media"), async (c) => {
 });
 
 media.get("/api/v1/media/:id", requireUser("write:media"), async (c) => {
-  const row = await ownMedia(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  const row = await ownMedia(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), { unattached: true });
   return mediaResponse(c, row, 206);
 });
 

@@ -2,9 +2,8 @@
 // Muting and unmuting are in accounts_relationships.ts.
 
 import { params, router } from "../../http/hono.ts";
-import { renderAccounts } from "../../serializers/account.ts";
 import { listMutes } from "../../services/relationships/mutes.ts";
-import { ACCOUNT_PAGE } from "../account_pages.ts";
+import { ACCOUNT_PAGE, accountEntities } from "../account_pages.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 
@@ -13,7 +12,7 @@ export const mutes = router();
 mutes.get("/api/v1/mutes", requireUser("read:mutes"), async (c) => {
   const page = pageParams(await params(c), ACCOUNT_PAGE);
   const result = await listMutes(c.var.rt, currentUser(c).accountId, page);
-  const accounts = await renderAccounts(
+  const accounts = await accountEntities(
     c.var.rt,
     result.items.map((m) => m.account_id),
   );

@@ -4,10 +4,10 @@ import { z } from "zod";
 import { WORD_MAX } from "../../domain/lengths.ts";
 import { type Ctx, params, router } from "../../http/hono.ts";
 import { parse, pathId, zText } from "../../http/validate.ts";
-import { renderAccounts } from "../../serializers/account.ts";
 import { renderStatus, renderStatuses } from "../../serializers/status.ts";
 import * as act from "../../services/statuses/interactions.ts";
 import { loadStatusView, loadStatusViews } from "../../services/statuses/views.ts";
+import { accountEntities } from "../account_pages.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 
@@ -51,7 +51,7 @@ for (const [name, kind] of [
     const result = await act.interactedBy(c.var.rt, viewerId(c), pathId(c.req.param("id")), kind, page);
     setLinkHeader(c, c.var.rt.config.origin, result);
     return c.json(
-      await renderAccounts(
+      await accountEntities(
         c.var.rt,
         result.items.map((r) => r.account_id),
       ),

@@ -3,7 +3,6 @@ import { unprocessable } from "../../domain/errors.ts";
 import { WORD_MAX } from "../../domain/lengths.ts";
 import { params, router } from "../../http/hono.ts";
 import { parse, pathId, zBool, zFlag, zIds, zInt, zRef, zString, zStrings, zText } from "../../http/validate.ts";
-import { renderAccounts } from "../../serializers/account.ts";
 import { renderMedia } from "../../serializers/media_attachment.ts";
 import { renderStatus, renderStatuses } from "../../serializers/status.ts";
 import { loadMediaByIds } from "../../services/media/rows.ts";
@@ -15,6 +14,7 @@ import { threadContext, visibleIds } from "../../services/statuses/read.ts";
 import { scheduleStatus } from "../../services/statuses/scheduled.ts";
 import { loadStatusView, loadStatusViews } from "../../services/statuses/views.ts";
 import { visibleStatus } from "../../services/visibility/load.ts";
+import { accountEntities } from "../account_pages.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { renderScheduledList } from "./scheduled_statuses.ts";
 
@@ -146,13 +146,14 @@ statuses.delete("/api/v1/statuses/:id", requireUser("write:statuses"), async (c)
   // Rendered before it goes, with its source, so that apps can offer to redraft it.
   const view = await loadStatusView(c.var.rt, user.accountId, id, { includeDeleted: true });
   const entity = renderStatus(c.var.rt, view, { withSource: true });
-  await deleteStatus(c.var.rt, user.accountId, id);
+  const p = parse(z.object({ delete_media: zBool() }), await params(c));
+  await deleteStatus(c.var.rt, user.accountId, id, { deleteMedia: p.delete_media });
   return c.json(entity);
 });
 
 statuses.get("/api/v1/statuses/:id/history", tokenIfGiven("read:statuses"), async (c) => {
   const { row, versions } = await statusHistory(c.var.rt, viewerId(c), pathId(c.req.param("id")));
-  const [account] = await renderAccounts(c.var.rt, [row.account_id]);
+  const [account] = await accountEntities(c.var.rt, [row.account_id]);
   const media = await loadMediaByIds(
     c.var.rt.db,
     versions.flatMap((v) => (v.media ?? []).map((m) => m.id)),

@@ -159,15 +159,17 @@ streamingApi.get("/api/v1/streaming/*", async (c) => {
         // `filters_changed` has no payload; Mastodon's SSE still sends a data line.
         void sse.write(`event: ${frame.event}\ndata: ${frame.payload ?? "undefined"}\n\n`);
       },
+      // Comments end with one newline, as Mastodon's do: a blank line after one is an event without
+      // data, which Mastodon.py takes for a malformed event and stops listening.
       heartbeat() {
-        void sse.write(":thump\n\n");
+        void sse.write(":thump\n");
       },
       close: resolveClosed,
     };
     sse.onAbort(resolveClosed);
     hub.open(conn);
     hub.subscribe(conn, stream);
-    await sse.write(":)\n\n");
+    await sse.write(":)\n");
     await closed;
     hub.close(conn);
   });

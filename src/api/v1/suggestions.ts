@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { type Ctx, params, router } from "../../http/hono.ts";
 import { parse, pathId, zInt } from "../../http/validate.ts";
-import { renderAccounts } from "../../serializers/account.ts";
 import { dismissSuggestion, type SuggestionSource, suggestions } from "../../services/accounts/suggestions.ts";
+import { accountEntities } from "../account_pages.ts";
 import { currentUser, requireUser } from "../auth.ts";
 
 export const suggestionsApi = router();
@@ -19,7 +19,7 @@ async function suggested(c: Ctx) {
   // Mastodon's limit_param: 40 by default, at most twice that.
   const limit = Math.min(Math.abs(p.limit ?? 40), 80);
   const found = await suggestions(c.var.rt, currentUser(c).accountId, limit);
-  const accounts = await renderAccounts(
+  const accounts = await accountEntities(
     c.var.rt,
     found.map((s) => s.accountId),
   );

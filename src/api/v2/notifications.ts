@@ -3,7 +3,6 @@ import { z } from "zod";
 import { notFound } from "../../domain/errors.ts";
 import { type Ctx, params, router } from "../../http/hono.ts";
 import { parse } from "../../http/validate.ts";
-import { renderAccounts } from "../../serializers/account.ts";
 import { renderGroupedNotifications } from "../../serializers/notification.ts";
 import {
   dismissGroup,
@@ -15,6 +14,7 @@ import {
 import { getPolicy, POLICY_VALUES, updatePolicy } from "../../services/notifications/policy.ts";
 import { requestsSummary } from "../../services/notifications/requests.ts";
 import { loadGroupViews } from "../../services/notifications/views.ts";
+import { accountEntities } from "../account_pages.ts";
 import { currentUser, requireUser } from "../auth.ts";
 import { countLimit, notificationQuery } from "../notification_query.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
@@ -78,7 +78,7 @@ notificationsV2.get("/api/v2/notifications/:group_key/accounts", READ, async (c)
   const { limit } = pageParams(await params(c), NOTIFICATION_PAGE);
   const ids = await groupAccountIds(c.var.rt, viewer, c.req.param("group_key"), limit);
   if (ids.length === 0) throw notFound();
-  return c.json(await renderAccounts(c.var.rt, ids));
+  return c.json(await accountEntities(c.var.rt, ids));
 });
 
 notificationsV2.post("/api/v2/notifications/:group_key/dismiss", WRITE, async (c) => {

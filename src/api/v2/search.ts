@@ -3,12 +3,12 @@ import { badRequest } from "../../domain/errors.ts";
 import { isId } from "../../domain/ids.ts";
 import { params, router } from "../../http/hono.ts";
 import { parse, zBool, zInt, zText } from "../../http/validate.ts";
-import { renderAccounts } from "../../serializers/account.ts";
 import { renderStatuses } from "../../serializers/status.ts";
 import { renderTags } from "../../serializers/tag.ts";
 import { search } from "../../services/search/search.ts";
 import { loadTagViews } from "../../services/statuses/tag_views.ts";
 import { loadStatusViews } from "../../services/statuses/views.ts";
+import { accountEntities } from "../account_pages.ts";
 import { tokenIfGiven, viewerId } from "../auth.ts";
 
 export const searchApi = router();
@@ -47,7 +47,7 @@ searchApi.get("/api/v2/search", tokenIfGiven("read:search"), async (c) => {
     resolve: p.resolve ?? false,
   });
   const [accounts, statuses, tagViews] = await Promise.all([
-    renderAccounts(rt, found.accounts),
+    accountEntities(rt, found.accounts),
     loadStatusViews(rt, viewer, found.statuses, { context: "public" }),
     loadTagViews(rt, found.hashtags, viewer),
   ]);

@@ -1,6 +1,7 @@
 // Mentions as Mastodon's Account::MENTION_RE and Extractor find them: `@user` or `@user@domain`,
 // not after a word character, "=" or "/" (so not inside e-mail addresses or URLs), and not
-// followed by another @, by "://" or by an accented letter ("@josé" is no mention of "jos").
+// followed by another @, by "://" or by an accented letter ("@josé" is no mention of "jos"). A
+// domain may end in a port (`@bob@127.0.0.1:3001`), as servers federating on one machine are named.
 import { LATIN_ACCENTS, WORD } from "./char_classes.ts";
 
 export interface MentionMatch {
@@ -14,7 +15,7 @@ export interface MentionMatch {
 
 const USERNAME = "[a-zA-Z0-9_]+(?:[.\\-]+[a-zA-Z0-9_]+)*";
 const MENTION = new RegExp(
-  `(?<![=/${WORD}])@(?<screenName>(?<username>${USERNAME})(?:@(?<domain>[${WORD}]+(?:[.\\-]+[${WORD}]+)*))?)`,
+  `(?<![=/${WORD}])@(?<screenName>(?<username>${USERNAME})(?:@(?<domain>[${WORD}]+(?:[.\\-]+[${WORD}]+)*(?::\\d{1,5})?))?)`,
   "gu",
 );
 const MENTION_END = new RegExp(`[@＠]|[${LATIN_ACCENTS}]|://`, "uy");

@@ -6,6 +6,7 @@ import type { Db } from "../../db/index.ts";
 import type { AccountsTable, UsersTable } from "../../db/schema.ts";
 import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
+import { standingUnderBlock } from "../moderation/federation_policy.ts";
 
 export type AccountRow = Insertable<AccountsTable> & { id: string };
 
@@ -89,9 +90,20 @@ export function userRow(
   };
 }
 
-/** Inserts an account and its counters (all zero). */
+/**
+ * Inserts an account and its counters (all zero). An account of a server under a domain block
+ * arrives silenced or suspended, as the block's older accounts are.
+ */
 export async function insertAccount(db: Db, row: AccountRow): Promise<string> {
-  await db.insertInto("accounts").values(row).execute();
+  const standing = row.domain ? await standingUnderBlock(db, row.domain) : {};
+  await db
+    .insertInto("accounts")
+    .values({
+      ...row,
+      silenced_at: row.silenced_at ?? standing.silenced_at ?? null,
+      suspended_at: row.suspended_at ?? standing.suspended_at ?? null,
+    })
+    .execute();
   await db.insertInto("account_stats").values({ account_id: row.id, last_status_at: null }).execute();
   return row.id;
 }

@@ -7,6 +7,7 @@ import type { Role } from "../../db/schema.ts";
 import { ApiError, fieldError, notFound, validationFailed } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { hashPassword } from "../../domain/secrets.ts";
+import { resolveRemoteAccount, resolveUrl } from "../../federation/resolve.ts";
 import type { Runtime } from "../../runtime.ts";
 import { insertAccount, localAccountRow, userRow } from "./account_row.ts";
 
@@ -138,8 +139,11 @@ export async function lookupAccount(rt: Runtime, acct: string): Promise<{ id: st
     .split("@");
   const key = `${username.toLowerCase()}@${isLocalDomain(rt, domain) ? "" : domain.toLowerCase()}`;
   const row = await rt.db.selectFrom("accounts").select("id").where("acct_key", "=", key).executeTakeFirst();
-  if (!row) throw notFound();
-  return viewableAccount(rt, row.id);
+  if (row) return viewableAccount(rt, row.id);
+  // An account of another server is asked for there, and stored.
+  const remote = isLocalDomain(rt, domain) || !username ? null : await resolveRemoteAccount(rt, username, domain);
+  if (!remote) throw notFound();
+  return viewableAccount(rt, remote);
 }
 
 /**
@@ -169,7 +173,7 @@ export async function requireAccountExists(rt: Runtime, id: string): Promise<{ s
 
 /**
  * An account named by `user`, `@user`, `user@domain`, or the URL of its profile or actor, as
- * POST /api/v1/follows takes it. Accounts of other servers are found once they are known here.
+ * POST /api/v1/follows takes it. Accounts of other servers are asked for there when new.
  */
 export async function accountByReference(rt: Runtime, reference: string): Promise<{ id: string }> {
   const ref = reference.trim();
@@ -179,8 +183,10 @@ export async function accountByReference(rt: Runtime, reference: string): Promis
       .select("id")
       .where((eb) => eb.or([eb("url", "=", ref), eb("uri", "=", ref)]))
       .executeTakeFirst();
-    if (!row) throw notFound();
-    return viewableAccount(rt, row.id);
+    if (row) return viewableAccount(rt, row.id);
+    const found = await resolveUrl(rt, ref);
+    if (!found || !("accountId" in found)) throw notFound();
+    return viewableAccount(rt, found.accountId);
   }
   return lookupAccount(rt, ref.replace(/^acct:/i, ""));
 }

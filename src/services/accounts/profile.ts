@@ -19,6 +19,7 @@ import { type ProcessedImage, type ProfileImageKind, processProfileImage, stillK
 import { mediaStorage } from "../../media/storage.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
+import { federate } from "../federation/outbox.ts";
 import { resolveMentions } from "../statuses/mentions.ts";
 
 export interface ProfileChanges {
@@ -134,7 +135,8 @@ async function store(rt: Runtime, accountId: string, kind: ProfileImageKind, ima
   return key;
 }
 
-async function removeFiles(rt: Runtime, keys: (string | null)[]): Promise<void> {
+/** Removes avatar or header files, each with its still. */
+export async function removeProfileImageFiles(rt: Runtime, keys: (string | null)[]): Promise<void> {
   const storage = mediaStorage(rt.config);
   for (const key of keys) {
     if (!key) continue;
@@ -198,14 +200,15 @@ export async function updateProfile(rt: Runtime, user: { id: string; accountId: 
           .where("id", "=", user.id)
           .execute();
       }
+      await federate(rt, trx, user.accountId, { type: "UpdateActor", accountId: user.accountId });
     });
   } catch (error) {
-    await removeFiles(rt, [avatarKey, headerKey]);
+    await removeProfileImageFiles(rt, [avatarKey, headerKey]);
     throw error;
   }
   await publishEvent(rt, "account.changed", { id: user.accountId });
   // The replaced images go once nothing points at them any more.
-  await removeFiles(rt, [avatarKey ? current.avatar_file : null, headerKey ? current.header_file : null]);
+  await removeProfileImageFiles(rt, [avatarKey ? current.avatar_file : null, headerKey ? current.header_file : null]);
 }
 
 /** DELETE /api/v1/profile/avatar and /header: back to the default image. */
@@ -218,5 +221,5 @@ export async function removeProfileImage(rt: Runtime, accountId: string, kind: P
     .where("id", "=", accountId)
     .execute();
   await publishEvent(rt, "account.changed", { id: accountId });
-  await removeFiles(rt, [row[column]]);
+  await removeProfileImageFiles(rt, [row[column]]);
 }

@@ -1,7 +1,7 @@
 // What the Account entity is rendered from, loaded in batches: the profile (kept in memory until the
 // account changes) and the counters (read fresh, or taken from a query that read them already).
 import type { Selectable } from "kysely";
-import type { AccountStatsTable, AccountsTable, Role } from "../../db/schema.ts";
+import type { AccountStatsTable, AccountsTable, Role, UserSettings } from "../../db/schema.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
 import type { AccountCounters } from "../statuses/live_state.ts";
@@ -101,4 +101,51 @@ export async function loadAccountViews(
     out.set(id, view(row, target ? view(target, null) : null));
   }
   return out;
+}
+
+/** One account by id, or null when it does not exist. */
+export async function loadAccountView(rt: Runtime, id: string): Promise<AccountView | null> {
+  return (await loadAccountViews(rt, [id])).get(id) ?? null;
+}
+
+/** What the CredentialAccount (the caller's own account) is rendered from. */
+export interface CredentialView {
+  /** Read fresh: the owner has just changed it, perhaps. */
+  row: AccountRow;
+  emojis: CustomEmoji[];
+  settings: UserSettings;
+  role: Role;
+  /** Counted up to 40, as Mastodon counts them. */
+  followRequestsCount: number;
+}
+
+export async function loadCredentialView(rt: Runtime, userId: string): Promise<CredentialView> {
+  const user = await rt.db
+    .selectFrom("users")
+    .select(["account_id", "settings", "role"])
+    .where("id", "=", userId)
+    .executeTakeFirstOrThrow();
+  const [rows, requests, emojis] = await Promise.all([
+    loadAccountRows(rt, [user.account_id]),
+    rt.db
+      .selectFrom((db) =>
+        db
+          .selectFrom("follow_requests")
+          .select("id")
+          .where("target_account_id", "=", user.account_id)
+          .limit(40)
+          .as("r"),
+      )
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow(),
+    localEmojis(rt),
+  ]);
+  const row = rows.get(user.account_id)!;
+  return {
+    row,
+    emojis: accountEmojis(emojis, row),
+    settings: user.settings,
+    role: user.role,
+    followRequestsCount: Number(requests.n),
+  };
 }

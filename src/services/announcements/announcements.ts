@@ -14,6 +14,13 @@ import { publishEvent } from "../../streaming/events.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
 import { resolveMentions } from "../statuses/mentions.ts";
 
+declare module "../../jobs/queue.ts" {
+  interface JobPayloads {
+    /** Tells streaming of a scheduled announcement once its time comes. */
+    "announcements.publish": { id: string };
+  }
+}
+
 declare module "../../streaming/events.ts" {
   interface BusEvents {
     /** An announcement was published (or its schedule came): streaming's `announcement`. */
@@ -79,7 +86,30 @@ export async function addAnnouncement(rt: Runtime, a: NewAnnouncement): Promise<
     .values({ ...row, mentions: JSON.stringify(row.mentions), statuses: JSON.stringify(row.statuses) })
     .execute();
   if (row.published_at <= now) await publishEvent(rt, "announcements.published", { id: row.id });
+  else await rt.queue.enqueue("announcements.publish", { id: row.id }, { runAt: row.published_at });
   return row;
+}
+
+/** Job: a scheduled announcement's time came; streaming tells everyone, unless it was removed. */
+export async function publishScheduledAnnouncement(rt: Runtime, { id }: { id: string }): Promise<void> {
+  const row = await rt.db
+    .selectFrom("announcements")
+    .select("id")
+    .where("id", "=", id)
+    .where("published_at", "<=", new Date())
+    .executeTakeFirst();
+  if (row) await publishEvent(rt, "announcements.published", { id });
+}
+
+/** How many reacted to an announcement with `name` (streaming's `announcement.reaction`). */
+export async function reactionCount(rt: Runtime, id: string, name: string): Promise<number> {
+  const row = await rt.db
+    .selectFrom("announcement_reactions")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("announcement_id", "=", id)
+    .where("name", "=", name)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Every announcement, for operators: scheduled and ended ones too. */
@@ -122,25 +152,39 @@ export interface AnnouncementView {
   emojis: CustomEmoji[];
 }
 
-/** The announcements in effect, oldest first, with the viewer's reads and reactions. */
-export async function announcementsFor(rt: Runtime, viewerId: string): Promise<AnnouncementView[]> {
-  const rows = await inEffect(rt, new Date()).orderBy("published_at").orderBy("id").execute();
+/**
+ * The announcements in effect (or only the one `only` names), oldest first, with the viewer's reads
+ * and reactions; without a viewer, as someone who has neither read nor reacted (what streaming sends).
+ */
+export async function announcementsFor(
+  rt: Runtime,
+  viewerId: string | null,
+  only?: string,
+): Promise<AnnouncementView[]> {
+  let query = inEffect(rt, new Date()).orderBy("published_at").orderBy("id");
+  if (only !== undefined) query = query.where("id", "=", only);
+  const rows = await query.execute();
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const [read, reactions, emojis] = await Promise.all([
-    rt.db
-      .selectFrom("announcement_dismissals")
-      .select("announcement_id")
-      .where("account_id", "=", viewerId)
-      .where("announcement_id", "in", ids)
-      .execute(),
+    viewerId === null
+      ? []
+      : rt.db
+          .selectFrom("announcement_dismissals")
+          .select("announcement_id")
+          .where("account_id", "=", viewerId)
+          .where("announcement_id", "in", ids)
+          .execute(),
     rt.db
       .selectFrom("announcement_reactions")
       .select([
         "announcement_id",
         "name",
         (eb) => eb.fn.countAll<number>().as("count"),
-        sql<number>`sum(case when account_id = ${viewerId} then 1 else 0 end)`.as("mine"),
+        (viewerId === null
+          ? sql<number>`0`
+          : sql<number>`sum(case when account_id = ${viewerId} then 1 else 0 end)`
+        ).as("mine"),
         (eb) => eb.fn.min("id").as("first"),
       ])
       .where("announcement_id", "in", ids)

@@ -1,7 +1,7 @@
 // This server's custom emojis: added, imported and removed by operators (`rookery emoji`), and
 // looked up by shortcode whenever statuses, accounts and announcements are rendered. The lookup
-// keeps every enabled emoji in memory for a minute: the set is small and changes rarely (an
-// operator's command in another process shows within that minute).
+// keeps every enabled emoji in memory for a minute, or until they change: the set is small and
+// changes rarely (an operator's command in another process without Redis shows within that minute).
 import { basename, extname } from "node:path";
 import type { Selectable } from "kysely";
 import type { CustomEmojisTable } from "../../db/schema.ts";
@@ -12,29 +12,35 @@ import { lazy } from "../../lazy.ts";
 import { EmojiImageError, processEmojiImage } from "../../media/emoji_images.ts";
 import { mediaStorage } from "../../media/storage.ts";
 import type { Runtime } from "../../runtime.ts";
+import { cached, invalidate } from "../cache.ts";
 
 export type CustomEmoji = Selectable<CustomEmojisTable>;
 
 const FRESH_MS = 60_000;
+const PREFIX = "emojis:";
+
+/** What is computed from the emojis (the lookup, the prepared list) is kept a minute, or until they change. */
+export const emojisCached = <T>(rt: Runtime, key: string, compute: () => Promise<T>) =>
+  cached(rt, PREFIX + key, FRESH_MS, compute);
+
+/** Drops what was computed from the emojis, in this process and (through the bus) every other. */
+const emojisChanged = (rt: Runtime) => invalidate(rt, PREFIX);
+
 /** For `rookery emoji import` only (src/lazy.ts). */
 const tar = lazy<typeof import("tar")>("tar");
-const loaded = new WeakMap<Runtime, { at: number; emojis: Promise<Map<string, CustomEmoji>> }>();
 
 /** The enabled local emojis by shortcode. */
 export function localEmojis(rt: Runtime): Promise<Map<string, CustomEmoji>> {
-  const hit = loaded.get(rt);
-  if (hit && Date.now() - hit.at < FRESH_MS) return hit.emojis;
-  const emojis = rt.db
-    .selectFrom("custom_emojis")
-    .selectAll()
-    .where("domain", "is", null)
-    .where("disabled", "=", false)
-    .orderBy("shortcode")
-    .execute()
-    .then((rows) => new Map(rows.map((r) => [r.shortcode, r])));
-  loaded.set(rt, { at: Date.now(), emojis });
-  emojis.catch(() => loaded.delete(rt));
-  return emojis;
+  return emojisCached(rt, "local", async () => {
+    const rows = await rt.db
+      .selectFrom("custom_emojis")
+      .selectAll()
+      .where("domain", "is", null)
+      .where("disabled", "=", false)
+      .orderBy("shortcode")
+      .execute();
+    return new Map(rows.map((r) => [r.shortcode, r]));
+  });
 }
 
 /** The emojis of `emojis` (localEmojis) that `texts` use, in the order first used. */
@@ -89,7 +95,7 @@ export async function addEmoji(rt: Runtime, e: NewEmoji): Promise<CustomEmoji> {
     await trx.insertInto("custom_emojis").values(row).execute();
   });
   if (existing) await removeFiles(rt, existing);
-  loaded.delete(rt);
+  await emojisChanged(rt);
   return row;
 }
 
@@ -108,7 +114,7 @@ export async function removeEmoji(rt: Runtime, shortcode: string): Promise<void>
     .executeTakeFirst();
   if (!row) throw notFound();
   await removeFiles(rt, row);
-  loaded.delete(rt);
+  await emojisChanged(rt);
 }
 
 /** Every local emoji, for operators (disabled ones too). */

@@ -2,6 +2,7 @@
 // knows, and whom to contact; and all that the Instance entities show besides configuration.
 import { idFloor } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
+import { loadAccountView } from "../accounts/views.ts";
 import { isoWeek } from "../auth/authenticate.ts";
 import { vapidKeys } from "../push/vapid.ts";
 import { rules } from "./rules.ts";
@@ -127,7 +128,8 @@ export async function instanceFacts(rt: Runtime) {
     rules(rt),
     vapidKeys(rt),
   ]);
-  return { stats: numbers, activeMonth, contactId, rules: ruleRows, vapidPublicKey: vapid.publicKey };
+  const contact = contactId ? await loadAccountView(rt, contactId) : null;
+  return { stats: numbers, activeMonth, contact, rules: ruleRows, vapidPublicKey: vapid.publicKey };
 }
 
 export type InstanceFacts = Awaited<ReturnType<typeof instanceFacts>>;

@@ -1,9 +1,11 @@
 // Removing media nobody uses: uploads never attached (or let go by a deleted status) for more than a
 // day, and media still pointing at a deleted status. An hourly job does it; `rookery media
-// remove-orphans` does it on demand. Also what `rookery media usage` reports.
+// remove-orphans` does it on demand. Also what `rookery media usage` reports, and the removal of
+// every file of a deleted account.
 import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
 import type { Runtime } from "../../runtime.ts";
+import { removeProfileImageFiles } from "../accounts/profile.ts";
 import type { MediaRow } from "./rows.ts";
 import { removeMediaRows } from "./upload.ts";
 
@@ -11,6 +13,8 @@ declare module "../../jobs/queue.ts" {
   interface JobPayloads {
     /** Removes orphaned media; runs every hour. */
     "media.cleanup": Record<string, never>;
+    /** Removes the media files, avatar and header of a deleted account. */
+    "media.remove_account": { accountId: string };
   }
 }
 
@@ -118,4 +122,34 @@ export async function mediaUsage(db: Db): Promise<MediaUsage[]> {
     .orderBy("type")
     .execute();
   return rows.map((r) => ({ type: r.type, state: r.state, count: Number(r.count), bytes: Number(r.bytes ?? 0) }));
+}
+
+/**
+ * Job: removes every file of a deleted account: its media attachments (rows and files), its avatar
+ * and its header. Safe to run twice: what is gone is not found again.
+ */
+export async function removeAccountMedia(rt: Runtime, { accountId }: { accountId: string }): Promise<void> {
+  for (;;) {
+    const batch = await rt.db
+      .selectFrom("media_attachments")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .orderBy("id")
+      .limit(BATCH)
+      .execute();
+    if (batch.length === 0) break;
+    await removeMediaRows(rt, batch);
+  }
+  const images = await rt.db
+    .selectFrom("accounts")
+    .select(["avatar_file", "header_file"])
+    .where("id", "=", accountId)
+    .executeTakeFirst();
+  if (!images || (images.avatar_file === null && images.header_file === null)) return;
+  await rt.db
+    .updateTable("accounts")
+    .set({ avatar_file: null, header_file: null })
+    .where("id", "=", accountId)
+    .execute();
+  await removeProfileImageFiles(rt, [images.avatar_file, images.header_file]);
 }

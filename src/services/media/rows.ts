@@ -8,14 +8,23 @@ import type { Runtime } from "../../runtime.ts";
 
 export type MediaRow = Selectable<MediaAttachmentsTable>;
 
-/** The caller's own media attachment, or 404: nobody else sees an upload through the media API. */
-export async function ownMedia(rt: Runtime, accountId: string, id: string): Promise<MediaRow> {
-  const row = await rt.db
+/**
+ * The caller's own media attachment, or 404: nobody else sees an upload through the media API, and
+ * (as on Mastodon) `unattached` leaves out what a status uses: that is read and edited with the status.
+ */
+export async function ownMedia(
+  rt: Runtime,
+  accountId: string,
+  id: string,
+  options: { unattached?: boolean } = {},
+): Promise<MediaRow> {
+  let query = rt.db
     .selectFrom("media_attachments")
     .selectAll()
     .where("id", "=", id)
-    .where("account_id", "=", accountId)
-    .executeTakeFirst();
+    .where("account_id", "=", accountId);
+  if (options.unattached) query = query.where("status_id", "is", null);
+  const row = await query.executeTakeFirst();
   if (!row) throw notFound();
   return row;
 }

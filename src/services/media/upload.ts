@@ -260,8 +260,7 @@ export interface MediaChanges {
 
 /** PUT /api/v1/media/:id: description, focus and thumbnail of an upload not yet attached. */
 export async function updateMedia(rt: Runtime, accountId: string, id: string, c: MediaChanges): Promise<MediaRow> {
-  const row = await ownMedia(rt, accountId, id);
-  if (row.status_id !== null) throw unprocessable("Validation failed: Media is attached to a status; edit the status");
+  const row = await ownMedia(rt, accountId, id, { unattached: true });
   const description = checkDescription(rt, c.description);
   const focus = parseFocus(c.focus);
   const thumbnail = c.thumbnail ? await storeThumbnail(rt, folderOf(row), c.thumbnail) : null;
@@ -279,14 +278,14 @@ export async function updateMedia(rt: Runtime, accountId: string, id: string, c:
     .where("id", "=", id)
     .execute();
   if (thumbnail && row.preview_key) await mediaStorage(rt.config).delete(row.preview_key);
-  return ownMedia(rt, accountId, id);
+  return ownMedia(rt, accountId, id, { unattached: true });
 }
 
 /** DELETE /api/v1/media/:id: only an upload no status (or scheduled status) uses. */
 export async function deleteMedia(rt: Runtime, accountId: string, id: string): Promise<void> {
   const row = await ownMedia(rt, accountId, id);
   if (row.status_id !== null || row.scheduled_status_id !== null) {
-    throw unprocessable("Validation failed: Media is attached to a status and cannot be deleted");
+    throw unprocessable("Media attachment is currently used by a status");
   }
   await removeMediaRows(rt, [row]);
 }

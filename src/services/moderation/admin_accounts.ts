@@ -1,4 +1,4 @@
-// What operators do to local accounts from the command line: create, approve, change.
+// What operators do to local accounts from the command line: create, approve, change, delete.
 import type { Role } from "../../db/schema.ts";
 import { isEmailAddress } from "../../domain/emails.ts";
 import { ApiError, notFound } from "../../domain/errors.ts";
@@ -87,4 +87,32 @@ export async function listUsers(rt: Runtime) {
     ])
     .orderBy("u.id")
     .execute();
+}
+
+/**
+ * `rookery accounts delete`: the account is suspended at once (it shows nothing, its statuses leave
+ * every read path and its sign-ins and tokens stop working) and a job removes its files: media,
+ * avatar and header. The rows stay, so the name is never given to someone else.
+ */
+export async function deleteLocalAccount(rt: Runtime, username: string): Promise<void> {
+  const user = await userOf(rt, username);
+  const now = new Date();
+  await rt.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("accounts")
+      .set({ suspended_at: now, updated_at: now })
+      .where("id", "=", user.account_id)
+      .where("suspended_at", "is", null)
+      .execute();
+    await trx.updateTable("users").set({ disabled: true, updated_at: now }).where("id", "=", user.id).execute();
+    await trx
+      .updateTable("oauth_access_tokens")
+      .set({ revoked_at: now })
+      .where("user_id", "=", user.id)
+      .where("revoked_at", "is", null)
+      .execute();
+    await rt.queue.enqueue("media.remove_account", { accountId: user.account_id }, {}, trx);
+  });
+  await invalidateAuth(rt);
+  await publishEvent(rt, "account.changed", { id: user.account_id });
 }

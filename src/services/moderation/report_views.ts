@@ -38,6 +38,8 @@ function adminAccountRows(rt: Runtime, ids: string[]) {
       "a.created_at",
       "a.silenced_at",
       "a.suspended_at",
+      "a.sensitized_at",
+      "u.id as user_id",
       "u.email",
       "u.sign_up_ip",
       "u.locale",
@@ -52,10 +54,45 @@ function adminAccountRows(rt: Runtime, ids: string[]) {
     .execute();
 }
 
+/** The addresses a user signed up and signed in from, each with when it was last used, latest first. */
+async function addressesOf(
+  rt: Runtime,
+  rows: { user_id: string | null; sign_up_ip: string | null; created_at: Date }[],
+) {
+  const userIds = rows.flatMap((r) => r.user_id ?? []);
+  const sessions = userIds.length
+    ? await rt.db
+        .selectFrom("web_sessions")
+        .select(["user_id", "ip", (eb) => eb.fn.max("last_seen_at").as("used_at")])
+        .where("user_id", "in", userIds)
+        .where("ip", "is not", null)
+        .groupBy(["user_id", "ip"])
+        .execute()
+    : [];
+  const out = new Map<string, { ip: string; used_at: Date }[]>();
+  for (const r of rows) {
+    if (!r.user_id) continue;
+    const used = new Map<string, Date>();
+    if (r.sign_up_ip) used.set(r.sign_up_ip, r.created_at);
+    for (const s of sessions) {
+      if (s.user_id !== r.user_id || !s.ip) continue;
+      const at = new Date(s.used_at as Date | string);
+      if (!(at <= (used.get(s.ip) ?? new Date(0)))) used.set(s.ip, at);
+    }
+    out.set(
+      r.user_id,
+      [...used].map(([ip, used_at]) => ({ ip, used_at })).sort((a, b) => b.used_at.getTime() - a.used_at.getTime()),
+    );
+  }
+  return out;
+}
+
 /** An account as moderators see it: with its user's sign-up details. */
 export interface AdminAccountView {
   row: Awaited<ReturnType<typeof adminAccountRows>>[number];
   account: AccountView | null;
+  /** Where the user signed up and signed in from, latest first. */
+  ips: { ip: string; used_at: Date }[];
 }
 
 export async function loadAdminAccountViews(
@@ -65,7 +102,13 @@ export async function loadAdminAccountViews(
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const [rows, accounts] = await Promise.all([adminAccountRows(rt, unique), loadAccountViews(rt, unique)]);
-  return new Map(rows.map((row) => [row.id, { row, account: accounts.get(row.id) ?? null }]));
+  const ips = await addressesOf(rt, rows);
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      { row, account: accounts.get(row.id) ?? null, ips: (row.user_id && ips.get(row.user_id)) || [] },
+    ]),
+  );
 }
 
 export interface AdminReportViews {

@@ -28,6 +28,8 @@ export interface NewNotification {
   type: NotificationType;
   statusId?: string | null;
   reportId?: string | null;
+  accountWarningId?: string | null;
+  accountSeveranceId?: string | null;
 }
 
 /** Types an account may receive about its own actions (its poll ended, a moderator warned it…). */
@@ -96,6 +98,8 @@ export async function notify(rt: Runtime, db: Db, input: NewNotification): Promi
       type,
       status_id: statusId,
       report_id: input.reportId ?? null,
+      account_warning_id: input.accountWarningId ?? null,
+      account_severance_id: input.accountSeveranceId ?? null,
       group_key: await groupKey(db, { id, recipientId, type, statusId, now }),
       filtered,
       created_at: now,

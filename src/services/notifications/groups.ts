@@ -27,6 +27,8 @@ export interface NotificationGroup {
   sampleAccountIds: string[];
   statusId: string | null;
   reportId: string | null;
+  accountWarningId: string | null;
+  accountSeveranceId: string | null;
   /** Where the group lies within the page, when paging. */
   page: { minId: string; maxId: string; latestAt: Date } | null;
 }
@@ -170,6 +172,8 @@ async function toGroups(
       sampleAccountIds: d?.samples ?? [row.from_account_id],
       statusId: row.status_id,
       reportId: row.report_id,
+      accountWarningId: row.account_warning_id,
+      accountSeveranceId: row.account_severance_id,
       page: paging ? { ...span, latestAt: span.maxId === row.id ? row.created_at : idTime(span.maxId) } : null,
     };
   });

@@ -26,6 +26,8 @@ export interface NotificationRow {
   from_account_id: string;
   status_id: string | null;
   report_id: string | null;
+  account_warning_id: string | null;
+  account_severance_id: string | null;
   created_at: Date;
 }
 
@@ -71,6 +73,8 @@ export const COLUMNS = [
   "n.from_account_id",
   "n.status_id",
   "n.report_id",
+  "n.account_warning_id",
+  "n.account_severance_id",
   "n.created_at",
 ] as const;
 

@@ -3,6 +3,7 @@
 import { type AccountPage, type Page, paginate } from "../../db/paginate.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
+import { federate } from "../federation/outbox.ts";
 import { deleteFollow, deleteFollowRequest } from "./follow_graph.ts";
 import { requireAccount } from "./targets.ts";
 
@@ -30,16 +31,21 @@ export async function block(rt: Runtime, accountId: string, targetId: string): P
       .values({ id: newId(), account_id: accountId, target_account_id: targetId, uri: null, created_at: new Date() })
       .onConflict((oc) => oc.columns(["account_id", "target_account_id"]).doNothing())
       .execute();
+    await federate(rt, trx, accountId, { type: "Block", accountId, targetId }, [targetId]);
   });
 }
 
 export async function unblock(rt: Runtime, accountId: string, targetId: string): Promise<void> {
   await requireAccount(rt.db, targetId);
-  await rt.db
-    .deleteFrom("blocks")
-    .where("account_id", "=", accountId)
-    .where("target_account_id", "=", targetId)
-    .execute();
+  await rt.db.transaction().execute(async (trx) => {
+    const removed = await trx
+      .deleteFrom("blocks")
+      .where("account_id", "=", accountId)
+      .where("target_account_id", "=", targetId)
+      .executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) return;
+    await federate(rt, trx, accountId, { type: "UndoBlock", accountId, targetId }, [targetId]);
+  });
 }
 
 /** Accounts `accountId` blocks, newest block first; suspended ones are left out. */

@@ -5,9 +5,10 @@ import type { Db } from "../../db/index.ts";
 import { type AccountPage, type Page, paginate } from "../../db/paginate.ts";
 import { domainAndParents } from "../../domain/domain_names.ts";
 import { forbidden, notFound, unprocessable } from "../../domain/errors.ts";
-import { isId } from "../../domain/ids.ts";
+import { isId, newId } from "../../domain/ids.ts";
 import { isLanguage } from "../../domain/languages.ts";
 import type { Runtime } from "../../runtime.ts";
+import { federate } from "../federation/outbox.ts";
 import { notify } from "../notifications/create.ts";
 import {
   deleteFollow,
@@ -49,13 +50,35 @@ export async function follow(rt: Runtime, sourceId: string, targetId: string, op
     if (await exists(trx, "follows", pair)) return updateFollowOptions(trx, "follows", pair, options);
     if (await exists(trx, "follow_requests", pair)) return updateFollowOptions(trx, "follow_requests", pair, options);
     if (followNeedsApproval(source, target)) {
-      if (await insertFollowRequest(trx, pair, options)) {
+      // The Follow's id, which the other server's Accept names.
+      const followUri = isRemote(target) ? await newFollowUri(trx, sourceId) : null;
+      if (await insertFollowRequest(trx, pair, options, followUri)) {
         await notify(rt, trx, { recipientId: targetId, fromAccountId: sourceId, type: "follow_request" });
+        await federate(rt, trx, sourceId, { type: "Follow", accountId: sourceId, targetId, followUri }, [targetId]);
       }
     } else if (await insertFollow(rt, trx, pair, options)) {
       await notify(rt, trx, { recipientId: targetId, fromAccountId: sourceId, type: "follow" });
     }
   });
+}
+
+async function newFollowUri(db: Db, sourceId: string): Promise<string> {
+  const source = await db.selectFrom("accounts").select("uri").where("id", "=", sourceId).executeTakeFirstOrThrow();
+  return `${source.uri}#follows/${newId()}`;
+}
+
+/** The id of the Follow behind a follow or a request, when it was federated. */
+async function followUriOf(db: Db, pair: Pair): Promise<string | null> {
+  for (const table of ["follows", "follow_requests"] as const) {
+    const row = await db
+      .selectFrom(table)
+      .select("uri")
+      .where("account_id", "=", pair.sourceId)
+      .where("target_account_id", "=", pair.targetId)
+      .executeTakeFirst();
+    if (row) return row.uri;
+  }
+  return null;
 }
 
 /** Blocks either way, a moved target, or a blocked domain (by the follower or by this server). */
@@ -104,14 +127,22 @@ export async function unfollow(rt: Runtime, sourceId: string, targetId: string):
   await requireAccount(rt.db, targetId);
   const pair = { sourceId, targetId };
   await rt.db.transaction().execute(async (trx) => {
-    if (!(await deleteFollow(rt, trx, pair))) await deleteFollowRequest(trx, pair);
+    const followUri = await followUriOf(trx, pair);
+    const ended = (await deleteFollow(rt, trx, pair)) || (await deleteFollowRequest(trx, pair)) !== null;
+    if (!ended) return;
+    await federate(rt, trx, sourceId, { type: "UndoFollow", accountId: sourceId, targetId, followUri }, [targetId]);
   });
 }
 
 /** Makes `followerId` stop following `accountId`. */
 export async function removeFromFollowers(rt: Runtime, accountId: string, followerId: string): Promise<void> {
   await requireAccount(rt.db, followerId);
-  await rt.db.transaction().execute((trx) => deleteFollow(rt, trx, { sourceId: followerId, targetId: accountId }));
+  await rt.db.transaction().execute(async (trx) => {
+    const pair = { sourceId: followerId, targetId: accountId };
+    const followUri = await followUriOf(trx, pair);
+    if (!(await deleteFollow(rt, trx, pair))) return;
+    await federate(rt, trx, accountId, { type: "Reject", accountId, followerId, followUri }, [followerId]);
+  });
 }
 
 /** Accepts the request of `requesterId` to follow `accountId`; 404 when there is none. */
@@ -125,6 +156,8 @@ export async function authorizeFollowRequest(rt: Runtime, accountId: string, req
     if (await insertFollow(rt, trx, pair, options, request.uri)) {
       await notify(rt, trx, { recipientId: accountId, fromAccountId: requesterId, type: "follow" });
     }
+    const accept = { type: "Accept", accountId, followerId: requesterId, followUri: request.uri } as const;
+    await federate(rt, trx, accountId, accept, [requesterId]);
   });
 }
 
@@ -132,7 +165,10 @@ export async function authorizeFollowRequest(rt: Runtime, accountId: string, req
 export async function rejectFollowRequest(rt: Runtime, accountId: string, requesterId: string): Promise<void> {
   await requireAccount(rt.db, requesterId);
   await rt.db.transaction().execute(async (trx) => {
-    if (!(await deleteFollowRequest(trx, { sourceId: requesterId, targetId: accountId }))) throw notFound();
+    const request = await deleteFollowRequest(trx, { sourceId: requesterId, targetId: accountId });
+    if (!request) throw notFound();
+    const reject = { type: "Reject", accountId, followerId: requesterId, followUri: request.uri } as const;
+    await federate(rt, trx, accountId, reject, [requesterId]);
   });
 }
 

@@ -6,6 +6,7 @@ import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { userSettings } from "../accounts/preferences.ts";
+import { federate } from "../federation/outbox.ts";
 import { checkMedia, mediaSnapshot, setStatusMedia } from "../media/attach.ts";
 import { checkDescription, parseFocus } from "../media/upload.ts";
 import { type StatusRow, visibleStatus } from "../visibility/load.ts";
@@ -79,7 +80,15 @@ export async function editStatus(
   const mediaAfter = editedMedia(rt, media, c);
   const settings = await userSettings(rt, user.id);
   const rendered = await renderDraft(rt, c, row.language ?? settings.default_language ?? null);
-  const sensitive = c.spoilerText.trim() !== "" || (c.sensitive ?? row.sensitive);
+  const sensitized = await rt.db
+    .selectFrom("accounts")
+    .select("sensitized_at")
+    .where("id", "=", user.accountId)
+    .executeTakeFirstOrThrow();
+  const sensitive =
+    c.spoilerText.trim() !== "" ||
+    (mediaAfter.length > 0 && sensitized.sensitized_at !== null) ||
+    (c.sensitive ?? row.sensitive);
   const unchanged =
     rendered.content === row.content &&
     c.spoilerText === row.spoiler_text &&
@@ -141,6 +150,7 @@ export async function editStatus(
       await createPoll(rt, trx, id, user.accountId, poll);
     }
     await statusEdited(rt, trx, { id, accountId: user.accountId, newlyMentioned });
+    await federate(rt, trx, user.accountId, { type: "Update", statusId: id }, newlyMentioned);
   });
   await publishEvent(rt, "statuses.changed", { ids: [id] });
   await publishEvent(rt, "statuses.edited", { id });

@@ -9,6 +9,7 @@ import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
+import { federate } from "../federation/outbox.ts";
 import { hiddenAccountIds } from "../relationships/hidden_accounts.ts";
 import { loadStatusRows, type StatusRow, visibleStatus } from "../visibility/load.ts";
 import { canReblog } from "../visibility/rule.ts";
@@ -26,7 +27,7 @@ async function target(rt: Runtime, viewerId: string | null, id: string): Promise
 function ownBoost(db: Db, viewerId: string, statusId: string) {
   return db
     .selectFrom("statuses")
-    .select("id")
+    .select(["id", "uri"])
     .where("account_id", "=", viewerId)
     .where("reblog_of_id", "=", statusId)
     .where("deleted_at", "is", null)
@@ -48,6 +49,7 @@ export async function favourite(rt: Runtime, viewerId: string, id: string): Prom
       .where("status_id", "=", status.id)
       .execute();
     await statusFavourited(rt, trx, { statusId: status.id, authorId: status.account_id, by: viewerId });
+    await federate(rt, trx, viewerId, { type: "Like", accountId: viewerId, statusId: status.id }, [status.account_id]);
   });
   return status.id;
 }
@@ -67,6 +69,9 @@ export async function unfavourite(rt: Runtime, viewerId: string, id: string): Pr
       .where("status_id", "=", status.id)
       .execute();
     await unfavourited(trx, { statusId: status.id, authorId: status.account_id, by: viewerId });
+    await federate(rt, trx, viewerId, { type: "UndoLike", accountId: viewerId, statusId: status.id }, [
+      status.account_id,
+    ]);
   });
   return status.id;
 }
@@ -79,6 +84,8 @@ export async function reblog(
   viewerId: string,
   id: string,
   visibility: string | undefined,
+  /** The Announce's id, for a boost made on another server. */
+  remoteUri?: string,
 ): Promise<string> {
   const status = await target(rt, viewerId, id);
   if (!canReblog(status, viewerId)) throw forbidden();
@@ -99,10 +106,10 @@ export async function reblog(
       .insertInto("statuses")
       .values({
         id: boostId,
-        uri: `${u.statusUri(me.username, boostId)}/activity`,
+        uri: remoteUri ?? `${u.statusUri(me.username, boostId)}/activity`,
         url: null,
         account_id: viewerId,
-        local: true,
+        local: remoteUri === undefined,
         visibility: chosen,
         language: null,
         in_reply_to_id: null,
@@ -128,6 +135,7 @@ export async function reblog(
       .where("account_id", "=", viewerId)
       .execute();
     await reblogged(rt, trx, { boostId, statusId: status.id, authorId: status.account_id, by: viewerId });
+    await federate(rt, trx, viewerId, { type: "Announce", boostId }, [status.account_id]);
   });
   return boostId;
 }
@@ -150,6 +158,8 @@ export async function unreblog(rt: Runtime, viewerId: string, id: string): Promi
       .where("account_id", "=", viewerId)
       .execute();
     await unreblogged(rt, trx, { boostId: boost.id, statusId: status.id, authorId: status.account_id, by: viewerId });
+    const undo = { type: "UndoAnnounce", accountId: viewerId, boostUri: boost.uri, statusId: status.id } as const;
+    await federate(rt, trx, viewerId, undo, [status.account_id]);
     return boost.id;
   });
   if (boostId) await publishEvent(rt, "statuses.changed", { ids: [boostId] });

@@ -9,6 +9,7 @@ import { newId } from "../../domain/ids.ts";
 import { countGraphemes } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
+import { federate } from "../federation/outbox.ts";
 import { notify } from "../notifications/create.ts";
 import { visibleStatus } from "../visibility/load.ts";
 
@@ -123,6 +124,9 @@ export async function vote(rt: Runtime, viewerId: string, pollId: string, choice
       })
       .where("id", "=", pollId)
       .execute();
+    await federate(rt, trx, viewerId, { type: "Vote", accountId: viewerId, pollId, choices: unique }, [
+      poll.account_id,
+    ]);
   });
 }
 

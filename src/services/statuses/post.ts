@@ -6,6 +6,7 @@ import { newId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { userSettings } from "../accounts/preferences.ts";
+import { federate } from "../federation/outbox.ts";
 import { checkMedia, setStatusMedia } from "../media/attach.ts";
 import { visibleStatus } from "../visibility/load.ts";
 import { addMentions, addTags, checkDraft, chosenVisibility, type Draft, renderDraft } from "./compose.ts";
@@ -71,13 +72,17 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
 
   const account = await rt.db
     .selectFrom("accounts")
-    .select(["username", "silenced_at"])
+    .select(["username", "silenced_at", "sensitized_at"])
     .where("id", "=", author.accountId)
     .executeTakeFirstOrThrow();
   // A silenced account's public posts stay off the public timelines.
   if (visibility === "public" && account.silenced_at) visibility = "unlisted";
   const rendered = await renderDraft(rt, input, settings.default_language ?? null);
-  const sensitive = input.spoilerText.trim() !== "" || (input.sensitive ?? settings.default_sensitive ?? false);
+  // Moderators may force a sensitized account's media behind a warning.
+  const sensitive =
+    input.spoilerText.trim() !== "" ||
+    (media.length > 0 && account.sensitized_at !== null) ||
+    (input.sensitive ?? settings.default_sensitive ?? false);
 
   const id = newId();
   const conversationId = parent ? (parent.conversation_id ?? parent.id) : id;
@@ -135,6 +140,10 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
         .execute();
     }
     await statusPosted(rt, trx, { id, mentioned: rendered.mentions.map((m) => m.id), visibility });
+    await federate(rt, trx, author.accountId, { type: "Create", statusId: id }, [
+      ...rendered.mentions.map((m) => m.id),
+      ...(parent ? [parent.account_id] : []),
+    ]);
     return id;
   });
 }

@@ -1,6 +1,7 @@
 // The words of the web pages in German.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { adminDe } from "./admin/de.ts";
 import type { Messages } from "./en.ts";
 
 export const de: Messages = {
@@ -76,5 +77,30 @@ export const de: Messages = {
     domain_blocks: "gesperrten Domains",
     email_domain_blocks: "gesperrten E-Mail-Domains",
     ip_blocks: "gesperrten IP-Adressen",
+  },
+  admin: adminDe,
+  publicPages: {
+    posts: "Beiträge",
+    following: "Folgt",
+    followers: "Follower",
+    joined: "Beigetreten",
+    pinned: "Angeheftet",
+    boosted: (who: string) => `${who} hat geteilt`,
+    older: "Ältere Beiträge",
+    newer: "Neuere Beiträge",
+    noPosts: "Noch keine öffentlichen Beiträge.",
+    sensitive: "Heikle Medien",
+    votes: (n: number) => (n === 1 ? "1 Stimme" : `${n} Stimmen`),
+    pollClosed: "Beendet",
+    edited: "Bearbeitet",
+    replies: "Antworten",
+    boosts: "Geteilt",
+    favourites: "Favoriten",
+    notFound: "Diese Seite gibt es nicht.",
+    notFoundTitle: "Nicht gefunden",
+    gone: "Dieses Konto wurde gesperrt.",
+    goneTitle: "Gesperrt",
+    membersOnly: "Dieser Server zeigt seine Profile und Beiträge nur seinen Mitgliedern, in ihren Apps.",
+    membersOnlyTitle: "Nur für Mitglieder",
   },
 };

@@ -2,6 +2,7 @@
 import { html } from "hono/html";
 import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
 import type { Html } from "../layout.ts";
+import { adminEn } from "./admin/en.ts";
 
 export const en = {
   signIn: {
@@ -76,6 +77,32 @@ export const en = {
     domain_blocks: "blocked domains",
     email_domain_blocks: "blocked e-mail domains",
     ip_blocks: "blocked IP addresses",
+  },
+  admin: adminEn,
+  /** The public profile and post pages. */
+  publicPages: {
+    posts: "Posts",
+    following: "Following",
+    followers: "Followers",
+    joined: "Joined",
+    pinned: "Pinned",
+    boosted: (who: string) => `${who} boosted`,
+    older: "Older posts",
+    newer: "Newer posts",
+    noPosts: "No public posts yet.",
+    sensitive: "Sensitive media",
+    votes: (n: number) => (n === 1 ? "1 vote" : `${n} votes`),
+    pollClosed: "Closed",
+    edited: "Edited",
+    replies: "Replies",
+    boosts: "Boosts",
+    favourites: "Favourites",
+    notFound: "This page does not exist.",
+    notFoundTitle: "Not found",
+    gone: "This account has been suspended.",
+    goneTitle: "Suspended",
+    membersOnly: "This server shows its profiles and posts to its members only, in their apps.",
+    membersOnlyTitle: "Members only",
   },
 };
 

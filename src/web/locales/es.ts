@@ -1,6 +1,7 @@
 // The words of the web pages in Spanish.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { adminEs } from "./admin/es.ts";
 import type { Messages } from "./en.ts";
 
 export const es: Messages = {
@@ -76,5 +77,30 @@ export const es: Messages = {
     domain_blocks: "dominios bloqueados",
     email_domain_blocks: "dominios de correo bloqueados",
     ip_blocks: "direcciones IP bloqueadas",
+  },
+  admin: adminEs,
+  publicPages: {
+    posts: "Publicaciones",
+    following: "Siguiendo",
+    followers: "Seguidores",
+    joined: "Se unió",
+    pinned: "Fijado",
+    boosted: (who: string) => `${who} impulsó`,
+    older: "Publicaciones anteriores",
+    newer: "Publicaciones más recientes",
+    noPosts: "Aún no hay publicaciones públicas.",
+    sensitive: "Contenido sensible",
+    votes: (n: number) => (n === 1 ? "1 voto" : `${n} votos`),
+    pollClosed: "Cerrada",
+    edited: "Editado",
+    replies: "Respuestas",
+    boosts: "Impulsos",
+    favourites: "Favoritos",
+    notFound: "Esta página no existe.",
+    notFoundTitle: "No encontrado",
+    gone: "Esta cuenta ha sido suspendida.",
+    goneTitle: "Suspendida",
+    membersOnly: "Este servidor muestra sus perfiles y publicaciones solo a sus miembros, en sus aplicaciones.",
+    membersOnlyTitle: "Solo para miembros",
   },
 };

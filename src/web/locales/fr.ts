@@ -1,6 +1,7 @@
 // The words of the web pages in French.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { adminFr } from "./admin/fr.ts";
 import type { Messages } from "./en.ts";
 
 export const fr: Messages = {
@@ -77,5 +78,30 @@ export const fr: Messages = {
     domain_blocks: "domaines bloqués",
     email_domain_blocks: "domaines e-mail bloqués",
     ip_blocks: "adresses IP bloquées",
+  },
+  admin: adminFr,
+  publicPages: {
+    posts: "Messages",
+    following: "Abonnements",
+    followers: "Abonnés",
+    joined: "Inscrit·e",
+    pinned: "Épinglé",
+    boosted: (who: string) => `${who} a partagé`,
+    older: "Messages plus anciens",
+    newer: "Messages plus récents",
+    noPosts: "Aucun message public pour l'instant.",
+    sensitive: "Média sensible",
+    votes: (n: number) => (n <= 1 ? `${n} vote` : `${n} votes`),
+    pollClosed: "Terminé",
+    edited: "Modifié",
+    replies: "Réponses",
+    boosts: "Partages",
+    favourites: "Favoris",
+    notFound: "Cette page n'existe pas.",
+    notFoundTitle: "Introuvable",
+    gone: "Ce compte a été suspendu.",
+    goneTitle: "Suspendu",
+    membersOnly: "Ce serveur ne montre ses profils et ses messages qu'à ses membres, dans leurs applications.",
+    membersOnlyTitle: "Réservé aux membres",
   },
 };

@@ -1,0 +1,28 @@
+// In secure mode (AUTHORIZED_FETCH) and limited federation mode, the API answers signed-in users
+// only, as Mastodon's Api::BaseController does: a request without a user's token is a 401 before
+// any route looks at it. What an app needs before anyone signs in stays open: registering the
+// app, signing up, custom emojis, and (in secure mode only) the instance's description.
+import type { MiddlewareHandler } from "hono";
+import type { Config } from "../config.ts";
+import { ApiError } from "../domain/errors.ts";
+import type { AppEnv } from "../http/hono.ts";
+
+/** Whether anonymous requests to the API are refused. */
+export function apiNeedsUser(config: Pick<Config, "authorizedFetch" | "limitedFederation">): boolean {
+  return config.authorizedFetch || config.limitedFederation;
+}
+
+function openToAnyone(method: string, path: string, limitedFederation: boolean): boolean {
+  const p = path.length > 1 ? path.replace(/\/$/, "") : path;
+  if (method === "POST" && (p === "/api/v1/apps" || p === "/api/v1/accounts")) return true;
+  if (p === "/api/v1/custom_emojis") return true;
+  return !limitedFederation && /^\/api\/v[12]\/instance(\/|$)/.test(p);
+}
+
+export const signedInOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const config = c.var.rt.config;
+  if (apiNeedsUser(config) && !c.var.auth?.user && !openToAnyone(c.req.method, c.req.path, config.limitedFederation)) {
+    throw new ApiError(401, "This method requires an authenticated user");
+  }
+  await next();
+};

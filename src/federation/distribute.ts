@@ -1,0 +1,343 @@
+// The `federation.distribute` job: builds the activity of a local action from the rows (as they are
+// when it runs), finds the inboxes that must receive it, one per server where the server has a
+// shared inbox, and adds a delivery job for each. Run twice, it adds no delivery twice (the
+// deliveries are unique jobs).
+import {
+  Accept,
+  type Activity,
+  Announce,
+  Block,
+  Create,
+  Delete,
+  Follow,
+  Like,
+  Note,
+  PUBLIC_COLLECTION,
+  Reject,
+  Tombstone,
+  Undo,
+  Update,
+} from "@fedify/fedify/vocab";
+import type { JobPayloads } from "../jobs/queue.ts";
+import type { Runtime } from "../runtime.ts";
+import type { Outgoing } from "../services/federation/outbox.ts";
+import { localActor } from "./actor.ts";
+import { DELIVERY_MAX_ATTEMPTS } from "./delivery.ts";
+import { federationOf } from "./federation.ts";
+import { localAccountByUsername } from "./local_rows.ts";
+import { loadNoteParts, noteObject } from "./note.ts";
+import { instant } from "./temporal.ts";
+
+interface Audience {
+  /** Local account ids whose remote followers receive it. */
+  followersOf: string[];
+  /** Account ids that receive it themselves (the remote ones among them). */
+  accounts: string[];
+}
+
+interface Built {
+  actorId: string;
+  activity: Activity;
+  audience: Audience;
+  /** Further activities to the same audience (a vote on several choices). */
+  more?: Activity[];
+}
+
+async function accountUri(rt: Runtime, id: string): Promise<string | null> {
+  const row = await rt.db.selectFrom("accounts").select("uri").where("id", "=", id).executeTakeFirst();
+  return row?.uri ?? null;
+}
+
+async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> {
+  const stamp = at.getTime();
+  switch (o.type) {
+    case "Create":
+    case "Update":
+    case "Delete": {
+      const parts = await loadNoteParts(rt, o.statusId);
+      if (!parts || !parts.row.local) return null;
+      const { row } = parts;
+      const mentioned = await rt.db
+        .selectFrom("status_mentions")
+        .select("account_id")
+        .where("status_id", "=", row.id)
+        .execute();
+      const audience: Audience = {
+        followersOf: row.visibility === "direct" ? [] : [row.account_id],
+        accounts: [
+          ...mentioned.map((m) => m.account_id),
+          ...(row.in_reply_to_account_id ? [row.in_reply_to_account_id] : []),
+        ],
+      };
+      const actor = new URL(parts.author.uri);
+      if (o.type === "Delete") {
+        if (!row.deleted_at) return null;
+        const activity = new Delete({
+          id: new URL(`${row.uri}#delete`),
+          actor,
+          tos: [PUBLIC_COLLECTION],
+          object: new Tombstone({ id: new URL(row.uri) }),
+        });
+        return { actorId: row.account_id, activity, audience };
+      }
+      if (row.deleted_at) return null;
+      const note = noteObject(rt, parts);
+      const addressing = { actor, tos: note.toIds, ccs: note.ccIds, object: note };
+      const activity =
+        o.type === "Create"
+          ? new Create({ id: new URL(`${row.uri}/activity`), published: note.published, ...addressing })
+          : new Update({ id: new URL(`${row.uri}#updates/${stamp}`), updated: instant(at), ...addressing });
+      return { actorId: row.account_id, activity, audience };
+    }
+    case "Announce": {
+      const boost = await rt.db.selectFrom("statuses").selectAll().where("id", "=", o.boostId).executeTakeFirst();
+      if (!boost?.reblog_of_id || boost.deleted_at) return null;
+      const original = await rt.db
+        .selectFrom("statuses")
+        .select(["uri", "account_id"])
+        .where("id", "=", boost.reblog_of_id)
+        .executeTakeFirst();
+      const actor = await accountUri(rt, boost.account_id);
+      const author = original ? await accountUri(rt, original.account_id) : null;
+      if (!original || !actor || !author) return null;
+      const activity = new Announce({
+        id: new URL(`${boost.uri}/activity`),
+        actor: new URL(actor),
+        published: instant(boost.created_at),
+        tos: [PUBLIC_COLLECTION],
+        ccs: [new URL(author), new URL(`${actor}/followers`)],
+        object: new URL(original.uri),
+      });
+      return {
+        actorId: boost.account_id,
+        activity,
+        audience: { followersOf: [boost.account_id], accounts: [original.account_id] },
+      };
+    }
+    case "UndoAnnounce": {
+      const actor = await accountUri(rt, o.accountId);
+      const original = await rt.db
+        .selectFrom("statuses")
+        .select(["uri", "account_id"])
+        .where("id", "=", o.statusId)
+        .executeTakeFirst();
+      if (!actor || !original) return null;
+      const announce = new Announce({
+        id: new URL(`${o.boostUri}/activity`),
+        actor: new URL(actor),
+        object: new URL(original.uri),
+      });
+      const activity = new Undo({
+        id: new URL(`${o.boostUri}#undo/${stamp}`),
+        actor: new URL(actor),
+        tos: [PUBLIC_COLLECTION],
+        object: announce,
+      });
+      return {
+        actorId: o.accountId,
+        activity,
+        audience: { followersOf: [o.accountId], accounts: [original.account_id] },
+      };
+    }
+    case "Like":
+    case "UndoLike": {
+      const actor = await accountUri(rt, o.accountId);
+      const status = await rt.db
+        .selectFrom("statuses")
+        .select(["uri", "account_id"])
+        .where("id", "=", o.statusId)
+        .executeTakeFirst();
+      if (!actor || !status) return null;
+      const author = await accountUri(rt, status.account_id);
+      const like = new Like({
+        id: new URL(`${actor}#likes/${o.statusId}/${stamp}`),
+        actor: new URL(actor),
+        object: new URL(status.uri),
+        tos: author ? [new URL(author)] : [],
+      });
+      const activity =
+        o.type === "Like"
+          ? like
+          : new Undo({
+              id: new URL(`${actor}#likes/${o.statusId}/undo/${stamp}`),
+              actor: new URL(actor),
+              object: like,
+            });
+      return { actorId: o.accountId, activity, audience: { followersOf: [], accounts: [status.account_id] } };
+    }
+    case "Follow":
+    case "UndoFollow": {
+      const [actor, target] = await Promise.all([accountUri(rt, o.accountId), accountUri(rt, o.targetId)]);
+      if (!actor || !target) return null;
+      const follow = new Follow({
+        id: new URL(o.followUri ?? `${actor}#follows/${o.targetId}/${stamp}`),
+        actor: new URL(actor),
+        object: new URL(target),
+      });
+      const activity =
+        o.type === "Follow"
+          ? follow
+          : new Undo({
+              id: new URL(`${actor}#follows/${o.targetId}/undo/${stamp}`),
+              actor: new URL(actor),
+              object: follow,
+            });
+      return { actorId: o.accountId, activity, audience: { followersOf: [], accounts: [o.targetId] } };
+    }
+    case "Accept":
+    case "Reject": {
+      const [actor, follower] = await Promise.all([accountUri(rt, o.accountId), accountUri(rt, o.followerId)]);
+      if (!actor || !follower) return null;
+      const follow = new Follow({
+        id: o.followUri ? new URL(o.followUri) : null,
+        actor: new URL(follower),
+        object: new URL(actor),
+      });
+      const values = {
+        id: new URL(`${actor}#${o.type.toLowerCase()}s/follows/${o.followerId}/${stamp}`),
+        actor: new URL(actor),
+        tos: [new URL(follower)],
+        object: follow,
+      };
+      const activity = o.type === "Accept" ? new Accept(values) : new Reject(values);
+      return { actorId: o.accountId, activity, audience: { followersOf: [], accounts: [o.followerId] } };
+    }
+    case "Block":
+    case "UndoBlock": {
+      const [actor, target] = await Promise.all([accountUri(rt, o.accountId), accountUri(rt, o.targetId)]);
+      if (!actor || !target) return null;
+      const block = new Block({
+        id: new URL(`${actor}#blocks/${o.targetId}/${stamp}`),
+        actor: new URL(actor),
+        object: new URL(target),
+      });
+      const activity =
+        o.type === "Block"
+          ? block
+          : new Undo({
+              id: new URL(`${actor}#blocks/${o.targetId}/undo/${stamp}`),
+              actor: new URL(actor),
+              object: block,
+            });
+      return { actorId: o.accountId, activity, audience: { followersOf: [], accounts: [o.targetId] } };
+    }
+    case "UpdateActor": {
+      const account = await rt.db
+        .selectFrom("accounts")
+        .select("username")
+        .where("id", "=", o.accountId)
+        .executeTakeFirst();
+      const row = account ? await localAccountByUsername(rt, account.username) : null;
+      if (!row) return null;
+      const ctx = federationOf(rt).createContext(new URL(rt.config.origin), rt);
+      const person = await localActor(rt, ctx, row);
+      const activity = new Update({
+        id: new URL(`${row.uri}#updates/${stamp}`),
+        actor: new URL(row.uri),
+        tos: [PUBLIC_COLLECTION],
+        object: person,
+      });
+      return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: [] } };
+    }
+    case "DeleteActor": {
+      const actor = await accountUri(rt, o.accountId);
+      if (!actor) return null;
+      const activity = new Delete({
+        id: new URL(`${actor}#delete`),
+        actor: new URL(actor),
+        tos: [PUBLIC_COLLECTION],
+        object: new URL(actor),
+      });
+      return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: [] } };
+    }
+    case "Vote": {
+      const poll = await rt.db.selectFrom("polls").selectAll().where("id", "=", o.pollId).executeTakeFirst();
+      const actor = await accountUri(rt, o.accountId);
+      if (!poll || !actor) return null;
+      const [status, author] = await Promise.all([
+        rt.db.selectFrom("statuses").select("uri").where("id", "=", poll.status_id).executeTakeFirst(),
+        accountUri(rt, poll.account_id),
+      ]);
+      if (!status || !author) return null;
+      // One Create per choice, as Mastodon sends votes.
+      const activities = o.choices.map(
+        (choice) =>
+          new Create({
+            id: new URL(`${actor}#votes/${o.pollId}/${choice}/activity`),
+            actor: new URL(actor),
+            tos: [new URL(author)],
+            object: new Note({
+              id: new URL(`${actor}#votes/${o.pollId}/${choice}`),
+              name: poll.options[choice],
+              attribution: new URL(actor),
+              replyTarget: new URL(status.uri),
+              tos: [new URL(author)],
+            }),
+          }),
+      );
+      if (activities.length === 0) return null;
+      return {
+        actorId: o.accountId,
+        activity: activities[0],
+        audience: { followersOf: [], accounts: [poll.account_id] },
+        more: activities.slice(1),
+      };
+    }
+  }
+}
+
+/** The inboxes of the remote followers of `followersOf` and of the remote `accounts`, one per server when it can be. */
+async function inboxes(rt: Runtime, audience: Audience): Promise<string[]> {
+  const found = new Set<string>();
+  if (audience.followersOf.length > 0) {
+    const rows = await rt.db
+      .selectFrom("follows as f")
+      .innerJoin("accounts as a", "a.id", "f.account_id")
+      .select(["a.inbox_url", "a.shared_inbox_url"])
+      .where("f.target_account_id", "in", audience.followersOf)
+      .where("a.domain", "is not", null)
+      .where("a.suspended_at", "is", null)
+      .execute();
+    for (const r of rows) {
+      const inbox = r.shared_inbox_url ?? r.inbox_url;
+      if (inbox) found.add(inbox);
+    }
+  }
+  if (audience.accounts.length > 0) {
+    const rows = await rt.db
+      .selectFrom("accounts")
+      .select(["inbox_url", "shared_inbox_url"])
+      .where("id", "in", audience.accounts)
+      .where("domain", "is not", null)
+      .execute();
+    for (const r of rows) {
+      const inbox = r.shared_inbox_url ?? r.inbox_url;
+      if (inbox) found.add(inbox);
+    }
+  }
+  return [...found];
+}
+
+export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["federation.distribute"]): Promise<void> {
+  const built = await build(rt, outgoing, new Date(at));
+  if (!built) return;
+  const targets = await inboxes(rt, built.audience);
+  if (targets.length === 0) return;
+  const ctx = federationOf(rt).createContext(new URL(rt.config.origin), rt);
+  const actor = await rt.db
+    .selectFrom("accounts")
+    .select("uri")
+    .where("id", "=", built.actorId)
+    .executeTakeFirstOrThrow();
+  const activities = [built.activity, ...(built.more ?? [])];
+  for (const activity of activities) {
+    const body = JSON.stringify(await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader }));
+    for (const inbox of targets) {
+      await rt.queue.enqueue(
+        "federation.deliver",
+        { inbox, owner: built.actorId, keyId: `${actor.uri}#main-key`, body },
+        { unique: true, maxAttempts: DELIVERY_MAX_ATTEMPTS },
+      );
+    }
+  }
+}

@@ -1,0 +1,46 @@
+// How Fedify reads remote documents (actors, objects, keys, JSON-LD contexts): through src/net, so
+// that every fetch refuses private addresses after DNS resolution (unless ALLOW_PRIVATE_ADDRESSES),
+// has a deadline and a size cap, and names Rookery in its User-Agent. The signed variant signs the
+// GET with a local actor's key, for servers that require signed fetches.
+import {
+  type AuthenticatedDocumentLoaderFactory,
+  type DocumentLoader,
+  type DocumentLoaderFactory,
+  preloadedContexts,
+  signRequest,
+} from "@fedify/fedify";
+import type { Config } from "../config.ts";
+import { outgoing } from "../net/outgoing.ts";
+
+const ACCEPT = 'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
+/** Mastodon's cap on an inbound ActivityPub document. */
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
+const TIMEOUT_MS = 10_000;
+
+type Sign = (request: Request) => Promise<Request>;
+
+function loader(config: Config, sign?: Sign): DocumentLoader {
+  const fetch = outgoing(config);
+  return async (url) => {
+    if (url in preloadedContexts) return { contextUrl: null, documentUrl: url, document: preloadedContexts[url] };
+    let headers: Record<string, string> = { accept: ACCEPT };
+    if (sign) {
+      const signed = await sign(new Request(url, { headers }));
+      headers = Object.fromEntries(signed.headers);
+    }
+    const response = await fetch(url, { headers, timeoutMs: TIMEOUT_MS, maxBytes: MAX_DOCUMENT_BYTES });
+    if (response.status < 200 || response.status > 299) {
+      throw new Error(`${url} answered HTTP ${response.status}`);
+    }
+    return { contextUrl: null, documentUrl: response.url, document: JSON.parse(response.body.toString("utf8")) };
+  };
+}
+
+export function documentLoaderFactory(config: Config): DocumentLoaderFactory {
+  const plain = loader(config);
+  return () => plain;
+}
+
+export function authenticatedDocumentLoaderFactory(config: Config): AuthenticatedDocumentLoaderFactory {
+  return (identity) => loader(config, (request) => signRequest(request, identity.privateKey, identity.keyId));
+}

@@ -1,0 +1,270 @@
+// The inbox listeners: each activity another server sends, after Fedify has checked its signature
+// (and put it in a job), handed to the services as the action of its remote actor. Every listener
+// is idempotent: a redelivered activity finds its work done and changes nothing.
+import type { Federation, InboxContext } from "@fedify/fedify";
+import {
+  Accept,
+  type Activity,
+  Announce,
+  Block,
+  Create,
+  Delete,
+  Follow,
+  isActor,
+  Like,
+  Note,
+  Reject,
+  Undo,
+  Update,
+} from "@fedify/fedify/vocab";
+import { ApiError } from "../domain/errors.ts";
+import { logger } from "../log.ts";
+import type { Runtime } from "../runtime.ts";
+import { federate } from "../services/federation/outbox.ts";
+import { block, unblock } from "../services/relationships/blocks.ts";
+import {
+  authorizeFollowRequest,
+  follow,
+  rejectFollowRequest,
+  removeFromFollowers,
+  unfollow,
+} from "../services/relationships/follows.ts";
+import { deleteStatus } from "../services/statuses/delete.ts";
+import { favourite, reblog, unfavourite, unreblog } from "../services/statuses/interactions.ts";
+import { INSTANCE_ACTOR } from "./actor.ts";
+import { localAccountByUsername } from "./local_rows.ts";
+import { accountByUri, storeActor } from "./remote_accounts.ts";
+import { isStatusObject, statusByUri, statusFromUri, storeStatus, updateStatus } from "./remote_statuses.ts";
+import { recordRemoteVote } from "./remote_votes.ts";
+
+const log = logger("federation");
+
+type Ctx = InboxContext<Runtime>;
+
+/** The stored account of the activity's actor (fetched when new). */
+async function sender(ctx: Ctx, activity: Activity): Promise<string | null> {
+  if (!activity.actorId) return null;
+  return accountByUri(ctx.data, ctx, activity.actorId.href);
+}
+
+/** The local account an actor URI names, or null. */
+async function localAccountOf(ctx: Ctx, uri: URL | null): Promise<string | null> {
+  if (!uri) return null;
+  const parsed = ctx.parseUri(uri);
+  if (parsed?.type !== "actor" || parsed.identifier === INSTANCE_ACTOR) return null;
+  return (await localAccountByUsername(ctx.data, parsed.identifier))?.id ?? null;
+}
+
+/** The local status an object URI names (or a stored remote one), or null. */
+async function storedStatusId(ctx: Ctx, uri: URL | null): Promise<string | null> {
+  if (!uri) return null;
+  const row = await statusByUri(ctx.data.db, uri.href);
+  return row && !row.deleted_at ? row.id : null;
+}
+
+/** Runs a service call; a refusal (a 4xx of the API) means there is nothing to do. */
+async function refusedIsDone(work: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await work();
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) return false;
+    throw error;
+  }
+}
+
+async function onFollow(ctx: Ctx, activity: Follow): Promise<void> {
+  const rt = ctx.data;
+  const [followerId, targetId] = await Promise.all([sender(ctx, activity), localAccountOf(ctx, activity.objectId)]);
+  if (!followerId || !targetId || !activity.id) return;
+  const followUri = activity.id.href;
+  const followed = await refusedIsDone(() => follow(rt, followerId, targetId, {}));
+  if (!followed) {
+    await federate(rt, rt.db, targetId, { type: "Reject", accountId: targetId, followerId, followUri }, [followerId]);
+    return;
+  }
+  for (const table of ["follows", "follow_requests"] as const) {
+    await rt.db
+      .updateTable(table)
+      .set({ uri: followUri })
+      .where("account_id", "=", followerId)
+      .where("target_account_id", "=", targetId)
+      .execute();
+  }
+  const accepted = await rt.db
+    .selectFrom("follows")
+    .select("id")
+    .where("account_id", "=", followerId)
+    .where("target_account_id", "=", targetId)
+    .executeTakeFirst();
+  // An open account accepts at once; a locked one when its owner does (follows.ts).
+  if (accepted) {
+    await federate(rt, rt.db, targetId, { type: "Accept", accountId: targetId, followerId, followUri }, [followerId]);
+  }
+}
+
+/** The local follower of the Follow an Accept or Reject answers: by the Follow's id, or the embedded Follow's actor. */
+async function answeredFollower(ctx: Ctx, activity: Accept | Reject, targetId: string): Promise<string | null> {
+  if (activity.objectId) {
+    for (const table of ["follow_requests", "follows"] as const) {
+      const row = await ctx.data.db
+        .selectFrom(table)
+        .select("account_id")
+        .where("uri", "=", activity.objectId.href)
+        .where("target_account_id", "=", targetId)
+        .executeTakeFirst();
+      if (row) return row.account_id;
+    }
+  }
+  const object = await activity.getObject({ crossOrigin: "trust" }).catch(() => null);
+  return object instanceof Follow ? localAccountOf(ctx, object.actorId) : null;
+}
+
+async function onAccept(ctx: Ctx, activity: Accept): Promise<void> {
+  const targetId = await sender(ctx, activity);
+  if (!targetId) return;
+  const followerId = await answeredFollower(ctx, activity, targetId);
+  if (!followerId) return;
+  // Accepted already (a redelivery): nothing is pending, nothing changes.
+  await refusedIsDone(() => authorizeFollowRequest(ctx.data, targetId, followerId));
+}
+
+async function onReject(ctx: Ctx, activity: Reject): Promise<void> {
+  const targetId = await sender(ctx, activity);
+  if (!targetId) return;
+  const followerId = await answeredFollower(ctx, activity, targetId);
+  if (!followerId) return;
+  const rejected = await refusedIsDone(() => rejectFollowRequest(ctx.data, targetId, followerId));
+  if (!rejected) await refusedIsDone(() => removeFromFollowers(ctx.data, targetId, followerId));
+}
+
+async function onUndo(ctx: Ctx, activity: Undo): Promise<void> {
+  const rt = ctx.data;
+  const actorId = await sender(ctx, activity);
+  if (!actorId) return;
+  const object = await activity.getObject({ crossOrigin: "trust" }).catch(() => null);
+  if (
+    !object ||
+    (object instanceof Follow === false &&
+      !(object instanceof Like) &&
+      !(object instanceof Announce) &&
+      !(object instanceof Block))
+  )
+    return;
+  // Only the actor of an activity may take it back.
+  if ((object as Activity).actorId?.href !== activity.actorId?.href) return;
+  if (object instanceof Follow) {
+    const targetId = await localAccountOf(ctx, object.objectId);
+    if (targetId) await refusedIsDone(() => unfollow(rt, actorId, targetId));
+  } else if (object instanceof Block) {
+    const targetId = await localAccountOf(ctx, object.objectId);
+    if (targetId) await refusedIsDone(() => unblock(rt, actorId, targetId));
+  } else if (object instanceof Like) {
+    const statusId = await storedStatusId(ctx, object.objectId);
+    if (statusId) await refusedIsDone(() => unfavourite(rt, actorId, statusId));
+  } else if (object instanceof Announce && object.id) {
+    const boost = await rt.db
+      .selectFrom("statuses")
+      .select("reblog_of_id")
+      .where("uri", "=", object.id.href)
+      .where("account_id", "=", actorId)
+      .executeTakeFirst();
+    if (boost?.reblog_of_id) await refusedIsDone(() => unreblog(rt, actorId, boost.reblog_of_id!));
+  }
+}
+
+async function onCreate(ctx: Ctx, activity: Create): Promise<void> {
+  const rt = ctx.data;
+  const actorId = await sender(ctx, activity);
+  if (!actorId) return;
+  const object = await activity.getObject({ crossOrigin: "trust" }).catch(() => null);
+  if (!isStatusObject(object)) return;
+  if (object.attributionId?.href !== activity.actorId?.href) return;
+  // A vote: a Note named after an option, in reply to a local poll, without content.
+  if (object instanceof Note && object.name && !object.content && object.replyTargetId) {
+    await recordRemoteVote(rt, actorId, object.replyTargetId.href, String(object.name));
+    return;
+  }
+  await storeStatus(rt, ctx, object);
+}
+
+async function onUpdate(ctx: Ctx, activity: Update): Promise<void> {
+  const rt = ctx.data;
+  const actorId = await sender(ctx, activity);
+  if (!actorId) return;
+  const object = await activity.getObject({ crossOrigin: "trust" }).catch(() => null);
+  if (isActor(object)) {
+    if (object.id?.href === activity.actorId?.href) await storeActor(rt, object);
+  } else if (isStatusObject(object)) {
+    await updateStatus(rt, object, actorId);
+  }
+}
+
+async function onDelete(ctx: Ctx, activity: Delete): Promise<void> {
+  const rt = ctx.data;
+  if (!activity.objectId || !activity.actorId) return;
+  const actor = await rt.db
+    .selectFrom("accounts")
+    .select(["id", "domain"])
+    .where("uri", "=", activity.actorId.href)
+    .executeTakeFirst();
+  if (!actor || actor.domain === null) return;
+  if (activity.objectId.href === activity.actorId.href) {
+    // The account is gone from its server: it is suspended here, and its posts no longer show.
+    await rt.db
+      .updateTable("accounts")
+      .set({ suspended_at: new Date() })
+      .where("id", "=", actor.id)
+      .where("suspended_at", "is", null)
+      .execute();
+    return;
+  }
+  const status = await statusByUri(rt.db, activity.objectId.href);
+  if (!status || status.deleted_at || status.account_id !== actor.id) return;
+  await refusedIsDone(() => deleteStatus(rt, actor.id, status.id));
+}
+
+async function onAnnounce(ctx: Ctx, activity: Announce): Promise<void> {
+  const rt = ctx.data;
+  const actorId = await sender(ctx, activity);
+  if (!actorId || !activity.id || !activity.objectId) return;
+  const statusId = await statusFromUri(rt, ctx, activity.objectId.href);
+  if (!statusId) return;
+  await refusedIsDone(() => reblog(rt, actorId, statusId, undefined, activity.id!.href));
+}
+
+async function onLike(ctx: Ctx, activity: Like): Promise<void> {
+  const actorId = await sender(ctx, activity);
+  const statusId = await storedStatusId(ctx, activity.objectId);
+  if (!actorId || !statusId) return;
+  await refusedIsDone(() => favourite(ctx.data, actorId, statusId));
+}
+
+async function onBlock(ctx: Ctx, activity: Block): Promise<void> {
+  const [actorId, targetId] = await Promise.all([sender(ctx, activity), localAccountOf(ctx, activity.objectId)]);
+  if (!actorId || !targetId) return;
+  await refusedIsDone(() => block(ctx.data, actorId, targetId));
+}
+
+export function registerInbox(rt: Runtime, federation: Federation<Runtime>): void {
+  federation
+    .setInboxListeners("/users/{identifier}/inbox", "/inbox")
+    // Fetches made while handling the shared inbox are signed by the instance actor.
+    .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }))
+    .on(Follow, onFollow)
+    .on(Accept, onAccept)
+    .on(Reject, onReject)
+    .on(Undo, onUndo)
+    .on(Create, onCreate)
+    .on(Update, onUpdate)
+    .on(Delete, onDelete)
+    .on(Announce, onAnnounce)
+    .on(Like, onLike)
+    .on(Block, onBlock)
+    .onError((_ctx, error) => {
+      log.warn("An inbox activity failed on {domain}: {error}", {
+        domain: rt.config.localDomain,
+        error: String(error),
+      });
+    });
+}

@@ -1,0 +1,12 @@
+// The job handlers of federation: Fedify's deferred work (inbox activities), building and
+// distributing a local action's activity, and one delivery.
+import type { JobPayloads } from "../jobs/queue.ts";
+import type { Runtime } from "../runtime.ts";
+import { federationOf } from "./federation.ts";
+
+export { deliver } from "./delivery.ts";
+export { distribute } from "./distribute.ts";
+
+export async function runFedifyMessage(rt: Runtime, { message }: JobPayloads["federation.fedify"]): Promise<void> {
+  await federationOf(rt).processQueuedTask(rt, message as never);
+}

@@ -1,0 +1,127 @@
+// A status as an ActivityPub object, as Mastodon's ActivityPub::NoteSerializer writes it: a Note (a
+// Question for a poll) with to/cc derived from its visibility, its reply parent, mentions and
+// hashtags, content warning and language map, and `updated` after an edit.
+
+import { LanguageString } from "@fedify/fedify";
+import { Collection, Hashtag, Mention, Note, PUBLIC_COLLECTION, Question } from "@fedify/fedify/vocab";
+import type { Selectable } from "kysely";
+import type { StatusesTable } from "../db/schema.ts";
+import { urls } from "../domain/urls.ts";
+import type { Runtime } from "../runtime.ts";
+import { instant } from "./temporal.ts";
+
+export type StatusRowFull = Selectable<StatusesTable>;
+
+export interface NoteParts {
+  row: StatusRowFull;
+  author: { uri: string; followers_url: string | null };
+  mentions: { uri: string; acct: string; url: string | null }[];
+  tags: string[];
+  parentUri: string | null;
+  poll: { options: string[]; tallies: number[]; multiple: boolean; expires_at: Date; voters_count: number } | null;
+}
+
+/** What a status's object is made of, or null when it does not exist (or is a boost). */
+export async function loadNoteParts(rt: Runtime, statusId: string): Promise<NoteParts | null> {
+  const row = await rt.db.selectFrom("statuses").selectAll().where("id", "=", statusId).executeTakeFirst();
+  if (!row || row.reblog_of_id) return null;
+  const [author, mentions, tags, parent, poll] = await Promise.all([
+    rt.db
+      .selectFrom("accounts")
+      .select(["uri", "followers_url"])
+      .where("id", "=", row.account_id)
+      .executeTakeFirstOrThrow(),
+    rt.db
+      .selectFrom("status_mentions as m")
+      .innerJoin("accounts as a", "a.id", "m.account_id")
+      .select(["a.uri", "a.username", "a.domain", "a.url"])
+      .where("m.status_id", "=", statusId)
+      .where("m.silent", "=", false)
+      .orderBy("m.id")
+      .execute(),
+    rt.db
+      .selectFrom("status_tags as st")
+      .innerJoin("tags as t", "t.id", "st.tag_id")
+      .select("t.display_name")
+      .where("st.status_id", "=", statusId)
+      .execute(),
+    row.in_reply_to_id
+      ? rt.db.selectFrom("statuses").select("uri").where("id", "=", row.in_reply_to_id).executeTakeFirst()
+      : undefined,
+    row.poll_id ? rt.db.selectFrom("polls").selectAll().where("id", "=", row.poll_id).executeTakeFirst() : undefined,
+  ]);
+  return {
+    row,
+    author,
+    mentions: mentions.map((m) => ({
+      uri: m.uri,
+      url: m.url,
+      acct: `@${m.username}@${m.domain ?? rt.config.localDomain}`,
+    })),
+    tags: tags.map((t) => t.display_name),
+    parentUri: parent?.uri ?? null,
+    poll: poll ?? null,
+  };
+}
+
+/** Mastodon's to/cc for a visibility: who is addressed, and who is copied. */
+export function addressing(visibility: string, followersUrl: string, mentionUris: string[]): { to: URL[]; cc: URL[] } {
+  const followers = new URL(followersUrl);
+  const mentioned = mentionUris.map((u) => new URL(u));
+  switch (visibility) {
+    case "public":
+      return { to: [PUBLIC_COLLECTION], cc: [followers, ...mentioned] };
+    case "unlisted":
+      return { to: [followers], cc: [PUBLIC_COLLECTION, ...mentioned] };
+    case "private":
+      return { to: [followers], cc: mentioned };
+    default:
+      return { to: mentioned, cc: [] };
+  }
+}
+
+export function followersUrlOf(rt: Runtime, author: { uri: string; followers_url: string | null }): string {
+  return author.followers_url ?? `${author.uri}/followers`;
+}
+
+export function noteObject(rt: Runtime, parts: NoteParts): Note | Question {
+  const { row } = parts;
+  const { to, cc } = addressing(
+    row.visibility,
+    followersUrlOf(rt, parts.author),
+    parts.mentions.map((m) => m.uri),
+  );
+  const content = row.content;
+  const tags: (Mention | Hashtag)[] = [
+    ...parts.mentions.map((m) => new Mention({ href: new URL(m.uri), name: m.acct })),
+    ...parts.tags.map(
+      (name) => new Hashtag({ href: new URL(urls(rt.config).tagUrl(name.toLowerCase())), name: `#${name}` }),
+    ),
+  ];
+  const values = {
+    id: new URL(row.uri),
+    url: new URL(row.url ?? row.uri),
+    attribution: new URL(parts.author.uri),
+    tos: to,
+    ccs: cc,
+    published: instant(row.created_at),
+    updated: row.edited_at ? instant(row.edited_at) : null,
+    replyTarget: parts.parentUri ? new URL(parts.parentUri) : null,
+    summary: row.spoiler_text || null,
+    sensitive: row.sensitive,
+    contents: row.language ? [content, new LanguageString(content, row.language)] : [content],
+    tags,
+  };
+  if (!parts.poll) return new Note(values);
+  const poll = parts.poll;
+  const options = poll.options.map(
+    (name, i) => new Note({ name, replies: new Collection({ totalItems: poll.tallies[i] ?? 0 }) }),
+  );
+  return new Question({
+    ...values,
+    ...(poll.multiple ? { inclusiveOptions: options } : { exclusiveOptions: options }),
+    endTime: instant(poll.expires_at),
+    closed: poll.expires_at <= new Date() ? instant(poll.expires_at) : null,
+    voters: poll.voters_count,
+  });
+}

@@ -1,0 +1,156 @@
+// Accounts of other servers: found by `user@domain` through WebFinger or by their actor URL, read
+// through src/net, and kept in `accounts` (updated in place when the actor changes). Fedify parses
+// the actor; this module maps it onto Rookery's columns.
+import type { Context } from "@fedify/fedify";
+import {
+  type Actor,
+  Application,
+  Group,
+  type Image,
+  isActor,
+  Organization,
+  PropertyValue,
+  Service,
+} from "@fedify/fedify/vocab";
+import type { AccountField } from "../db/schema.ts";
+import { htmlToPlainText, sanitizeRemoteHtml } from "../domain/text/index.ts";
+import { outgoing } from "../net/outgoing.ts";
+import type { Runtime } from "../runtime.ts";
+import { accountRow, insertAccount } from "../services/accounts/account_row.ts";
+import { publishEvent } from "../streaming/events.ts";
+
+/** A remote actor is read again when its row is older than this, as Mastodon does. */
+const STALE_MS = 24 * 3600_000;
+
+/** The URL scheme to reach a host: http only for loopback peers when private addresses are allowed. */
+export function schemeFor(rt: Runtime, host: string): "http" | "https" {
+  const name = host.replace(/:\d+$/, "");
+  const loopback = name === "localhost" || name.endsWith(".localhost") || name === "127.0.0.1" || name === "[::1]";
+  return rt.config.allowPrivateAddresses && loopback ? "http" : "https";
+}
+
+/** The actor URL `user@domain` names, by WebFinger; null when the server does not know it. */
+export async function webFingerActorUrl(rt: Runtime, username: string, domain: string): Promise<string | null> {
+  const resource = `acct:${username}@${domain}`;
+  const url = `${schemeFor(rt, domain)}://${domain}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`;
+  const res = await outgoing(rt.config)(url, { headers: { accept: "application/jrd+json" }, timeoutMs: 10_000 });
+  if (res.status !== 200) return null;
+  let links: { rel?: string; type?: string; href?: string }[] = [];
+  try {
+    links = JSON.parse(res.body.toString("utf8")).links ?? [];
+  } catch {
+    return null;
+  }
+  const self = links.find(
+    (l) => l.rel === "self" && (l.type === "application/activity+json" || (l.type ?? "").includes("activitystreams")),
+  );
+  return self?.href ?? null;
+}
+
+function actorType(actor: Actor): string {
+  if (actor instanceof Service) return "Service";
+  if (actor instanceof Application) return "Application";
+  if (actor instanceof Group) return "Group";
+  if (actor instanceof Organization) return "Organization";
+  return "Person";
+}
+
+async function imageUrl(image: Promise<Image | null>): Promise<string | null> {
+  const found = await image.catch(() => null);
+  const url = found?.url;
+  if (!url) return null;
+  return url instanceof URL ? url.href : (url.href?.href ?? null);
+}
+
+async function fieldsOf(actor: Actor): Promise<AccountField[]> {
+  const fields: AccountField[] = [];
+  for await (const item of actor.getAttachments()) {
+    if (!(item instanceof PropertyValue) || fields.length >= 16) continue;
+    const name = String(item.name ?? "").slice(0, 255);
+    const valueHtml = sanitizeRemoteHtml(String(item.value ?? "").slice(0, 2048));
+    fields.push({ name, value: htmlToPlainText(valueHtml), value_html: valueHtml, verified_at: null });
+  }
+  return fields;
+}
+
+/** Stores (or updates) the account of a remote actor; returns its id. */
+export async function storeActor(rt: Runtime, actor: Actor): Promise<string | null> {
+  if (!actor.id || !actor.preferredUsername) return null;
+  const uri = actor.id.href;
+  const domain = actor.id.host.toLowerCase();
+  if (domain === rt.config.localDomain) return null;
+  const username = String(actor.preferredUsername).slice(0, 2048);
+  const summary = actor.summary ? sanitizeRemoteHtml(String(actor.summary).slice(0, 20_000)) : "";
+  const columns = {
+    display_name: String(actor.name ?? "").slice(0, 2048),
+    note: htmlToPlainText(summary),
+    note_html: summary,
+    fields: JSON.stringify(await fieldsOf(actor)),
+    avatar_remote_url: await imageUrl(actor.getIcon()),
+    header_remote_url: await imageUrl(actor.getImage()),
+    actor_type: actorType(actor),
+    locked: actor.manuallyApprovesFollowers ?? false,
+    discoverable: actor.discoverable ?? null,
+    indexable: actor.indexable ?? false,
+    url: actor.url instanceof URL ? actor.url.href : (actor.url?.href?.href ?? uri),
+    inbox_url: actor.inboxId?.href ?? null,
+    shared_inbox_url: actor.endpoints?.sharedInbox?.href ?? null,
+    outbox_url: actor.outboxId?.href ?? null,
+    followers_url: actor.followersId?.href ?? null,
+    following_url: actor.followingId?.href ?? null,
+    featured_url: actor.featuredId?.href ?? null,
+    fetched_at: new Date(),
+  };
+  const existing = await rt.db.selectFrom("accounts").select("id").where("uri", "=", uri).executeTakeFirst();
+  if (existing) {
+    await rt.db
+      .updateTable("accounts")
+      .set({ ...columns, updated_at: new Date() })
+      .where("id", "=", existing.id)
+      .execute();
+    await publishEvent(rt, "account.changed", { id: existing.id });
+    return existing.id;
+  }
+  const row = accountRow({ username, domain, uri, ...columns });
+  try {
+    return await insertAccount(rt.db, row);
+  } catch (error) {
+    // Stored by another job meanwhile (uri or user@domain taken): that row is the account.
+    const again = await rt.db
+      .selectFrom("accounts")
+      .select("id")
+      .where((eb) => eb.or([eb("uri", "=", uri), eb("acct_key", "=", row.acct_key)]))
+      .executeTakeFirst();
+    if (again) return again.id;
+    throw error;
+  }
+}
+
+/** The account of an actor URL: stored already (and fresh), or read now. */
+export async function accountByUri(rt: Runtime, ctx: Context<Runtime>, uri: string): Promise<string | null> {
+  const row = await rt.db
+    .selectFrom("accounts")
+    .select(["id", "domain", "fetched_at"])
+    .where("uri", "=", uri)
+    .executeTakeFirst();
+  if (row && (row.domain === null || (row.fetched_at && Date.now() - row.fetched_at.getTime() < STALE_MS))) {
+    return row.id;
+  }
+  const actor = await ctx.lookupObject(uri).catch(() => null);
+  if (!actor || !isActor(actor)) return row?.id ?? null;
+  return (await storeActor(rt, actor)) ?? row?.id ?? null;
+}
+
+/** The account `user@domain` names, found through WebFinger when it is not stored yet. */
+export async function resolveAcct(rt: Runtime, ctx: Context<Runtime>, username: string, domain: string) {
+  const host = domain.toLowerCase();
+  const known = await rt.db
+    .selectFrom("accounts")
+    .select(["id", "uri"])
+    .where("acct_key", "=", `${username.toLowerCase()}@${host === rt.config.localDomain ? "" : host}`)
+    .executeTakeFirst();
+  if (known) return known.id;
+  if (host === rt.config.localDomain) return null;
+  const url = await webFingerActorUrl(rt, username, host).catch(() => null);
+  return url ? accountByUri(rt, ctx, url) : null;
+}

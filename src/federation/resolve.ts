@@ -1,0 +1,30 @@
+// Finding what another server has, for the API: `user@domain` through WebFinger, and actor or
+// status URLs, fetched and stored (src/federation/remote_*.ts) so that they have ids here.
+import { isActor } from "@fedify/fedify/vocab";
+import type { Runtime } from "../runtime.ts";
+import { federationOf } from "./federation.ts";
+import { accountByUri, resolveAcct } from "./remote_accounts.ts";
+import { statusFromUri } from "./remote_statuses.ts";
+
+const contextOf = (rt: Runtime) => federationOf(rt).createContext(new URL(rt.config.origin), rt);
+
+/** The id of the account `username@domain` of another server, read from there when new; null when unknown. */
+export async function resolveRemoteAccount(rt: Runtime, username: string, domain: string): Promise<string | null> {
+  return resolveAcct(rt, contextOf(rt), username, domain);
+}
+
+/** What an http(s) URL names, stored: an account or a status; null when it is neither or unreachable. */
+export async function resolveUrl(
+  rt: Runtime,
+  url: string,
+): Promise<{ accountId: string } | { statusId: string } | null> {
+  const ctx = contextOf(rt);
+  const object = await ctx.lookupObject(url).catch(() => null);
+  if (!object?.id) return null;
+  if (isActor(object)) {
+    const accountId = await accountByUri(rt, ctx, object.id.href);
+    return accountId ? { accountId } : null;
+  }
+  const statusId = await statusFromUri(rt, ctx, object.id.href);
+  return statusId ? { statusId } : null;
+}

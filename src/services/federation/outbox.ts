@@ -1,0 +1,67 @@
+// What the services tell other servers: each local action Mastodon federates becomes a
+// `federation.distribute` job, added in the same transaction as the change. The job (in
+// src/federation/distribute.ts) builds the activity from the rows when it runs, finds who must
+// receive it, and adds one delivery job per inbox.
+import type { Db } from "../../db/index.ts";
+import type { Runtime } from "../../runtime.ts";
+
+/** A local action to federate, named by the rows it concerns. */
+export type Outgoing =
+  | { type: "Create" | "Update" | "Delete"; statusId: string }
+  | { type: "Announce"; boostId: string }
+  /** The boost's row is gone when this runs: its URI travels with it. */
+  | { type: "UndoAnnounce"; accountId: string; boostUri: string; statusId: string }
+  | { type: "Like" | "UndoLike"; accountId: string; statusId: string }
+  /** `followUri`: the Follow's id, kept on the follow (request) row for the Accept to name. */
+  | { type: "Follow" | "UndoFollow"; accountId: string; targetId: string; followUri: string | null }
+  | { type: "Accept" | "Reject"; accountId: string; followerId: string; followUri: string | null }
+  | { type: "Block" | "UndoBlock"; accountId: string; targetId: string }
+  | { type: "UpdateActor"; accountId: string }
+  /** The account is suspended: other servers remove it (Mastodon's Delete of the actor). */
+  | { type: "DeleteActor"; accountId: string }
+  | { type: "Vote"; accountId: string; pollId: string; choices: number[] };
+
+declare module "../../jobs/queue.ts" {
+  interface JobPayloads {
+    /** Builds the activity of a local action and adds a delivery per receiving inbox. */
+    "federation.distribute": { outgoing: Outgoing; at: string };
+  }
+}
+
+/**
+ * Adds the job that federates `outgoing`, in the transaction `db` of the change, when `actorId` is
+ * local and someone on another server should hear of it: a remote follower of the actor, or one of
+ * the `involved` accounts (the target, the author of the status, those it mentions) being remote.
+ * A server that does not federate pays two indexed lookups and no job.
+ */
+export async function federate(
+  rt: Runtime,
+  db: Db,
+  actorId: string,
+  outgoing: Outgoing,
+  involved: readonly string[] = [],
+): Promise<void> {
+  const accounts = await db
+    .selectFrom("accounts")
+    .select(["id", "domain"])
+    .where("id", "in", [actorId, ...involved])
+    .execute();
+  const actor = accounts.find((a) => a.id === actorId);
+  if (!actor || actor.domain !== null) return;
+  const reachesRemote = accounts.some((a) => a.domain !== null) || (await hasRemoteFollowers(db, actorId));
+  if (!reachesRemote) return;
+  await rt.queue.enqueue("federation.distribute", { outgoing, at: new Date().toISOString() }, { maxAttempts: 8 }, db);
+}
+
+/** Whether anyone on another server follows `accountId`. */
+async function hasRemoteFollowers(db: Db, accountId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("follows as f")
+    .innerJoin("accounts as a", "a.id", "f.account_id")
+    .select("f.id")
+    .where("f.target_account_id", "=", accountId)
+    .where("a.domain", "is not", null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,136 @@
+// Finding accounts as moderators do (Mastodon's AccountFilter): by origin, state, role, names,
+// email and address, newest first.
+import { sql } from "kysely";
+import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
+import { ApiError, notFound } from "../../domain/errors.ts";
+import { isId } from "../../domain/ids.ts";
+import { roleById, rolesWith } from "../../domain/roles.ts";
+import type { Runtime } from "../../runtime.ts";
+import { requirePermission, type Staff } from "./staff.ts";
+
+export const ORIGINS = ["local", "remote"] as const;
+export const STATUSES = ["active", "pending", "disabled", "silenced", "suspended", "sensitized"] as const;
+
+export interface AccountFilter {
+  origin?: string;
+  status?: string;
+  /** `staff`: accounts whose role holds any permission beyond a user's. */
+  permissions?: string;
+  roleIds?: string[];
+  invitedBy?: string;
+  username?: string;
+  displayName?: string;
+  byDomain?: string;
+  email?: string;
+  ip?: string;
+}
+
+const escapeLike = (text: string) => text.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`);
+const startsWith = (column: string, text: string) =>
+  sql<boolean>`lower(${sql.ref(column)}) like ${`${escapeLike(text)}%`} escape '\\'`;
+const contains = (column: string, text: string) =>
+  sql<boolean>`lower(${sql.ref(column)}) like ${`%${escapeLike(text)}%`} escape '\\'`;
+
+/** Account ids matching the filter, a page of them; unknown filter values are a 400 as in Mastodon. */
+export async function findAccounts(
+  rt: Runtime,
+  actor: Staff,
+  f: AccountFilter,
+  page: Page,
+): Promise<PageResult<string>> {
+  requirePermission(actor, "manageUsers");
+  let q = rt.db.selectFrom("accounts as a").leftJoin("users as u", "u.account_id", "a.id").select("a.id");
+  if (f.origin !== undefined) {
+    if (f.origin === "local") q = q.where("a.domain", "is", null);
+    else if (f.origin === "remote") q = q.where("a.domain", "is not", null);
+    else throw new ApiError(400, `Unknown origin: ${f.origin}`);
+  }
+  switch (f.status) {
+    case undefined:
+      break;
+    case "active":
+      q = q.where("a.suspended_at", "is", null);
+      break;
+    case "pending":
+      q = q.where("u.approved", "=", false);
+      break;
+    case "disabled":
+      q = q.where("u.disabled", "=", true);
+      break;
+    case "silenced":
+      q = q.where("a.silenced_at", "is not", null);
+      break;
+    case "suspended":
+      q = q.where("a.suspended_at", "is not", null);
+      break;
+    case "sensitized":
+      q = q.where("a.sensitized_at", "is not", null);
+      break;
+    default:
+      throw new ApiError(400, `Unknown status: ${f.status}`);
+  }
+  if (f.permissions !== undefined) {
+    if (f.permissions !== "staff") throw new ApiError(400, `Unknown permissions: ${f.permissions}`);
+    q = q.where("u.role", "in", rolesWith("viewDashboard"));
+  }
+  if (f.roleIds && f.roleIds.length > 0) {
+    const roles = f.roleIds.flatMap((id) => roleById(id) ?? []);
+    q = roles.length ? q.where("u.role", "in", roles) : q.where(sql<boolean>`1 = 0`);
+  }
+  // Nobody here was invited: invitations do not exist yet.
+  if (f.invitedBy !== undefined) q = q.where(sql<boolean>`1 = 0`);
+  if (f.username) q = q.where(startsWith("a.username", f.username.trim()));
+  if (f.displayName) q = q.where(contains("a.display_name", f.displayName.trim()));
+  if (f.byDomain) q = q.where(contains("a.domain", f.byDomain.trim()));
+  if (f.email) q = q.where(startsWith("u.email", f.email.trim()));
+  if (f.ip) {
+    const ip = f.ip.trim();
+    q = q.where((eb) =>
+      eb.or([
+        eb("u.sign_up_ip", "=", ip),
+        eb.exists(
+          eb
+            .selectFrom("web_sessions as ws")
+            .select("ws.id")
+            .whereRef("ws.user_id", "=", "u.id")
+            .where("ws.ip", "=", ip),
+        ),
+      ]),
+    );
+  }
+  const result = await paginate(q, "a.id", page);
+  return { ...result, items: result.items.map((r) => r.id) };
+}
+
+/** An account (local or remote) with its user's role, for moderators; a 404 when there is none. */
+export async function accountForStaff(rt: Runtime, actor: Staff, id: string) {
+  requirePermission(actor, "manageUsers");
+  const row = isId(id)
+    ? await rt.db
+        .selectFrom("accounts as a")
+        .leftJoin("users as u", "u.account_id", "a.id")
+        .select([
+          "a.id",
+          "a.username",
+          "a.domain",
+          "a.suspended_at",
+          "a.silenced_at",
+          "a.sensitized_at",
+          "u.id as user_id",
+          "u.role",
+          "u.approved",
+          "u.disabled",
+          "u.email",
+        ])
+        .where("a.id", "=", id)
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound();
+  return row;
+}
+
+export type StaffTarget = Awaited<ReturnType<typeof accountForStaff>>;
+
+/** How the audit log names an account. */
+export const acctOf = (a: { username: string; domain: string | null }) =>
+  a.domain ? `${a.username}@${a.domain}` : a.username;

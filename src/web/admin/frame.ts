@@ -1,0 +1,63 @@
+// The frame of every web admin page: the sections the visitor's role may open, a sign-out button,
+// the "saved" notice after a form, and small helpers for the forms themselves.
+import { html } from "hono/html";
+import type { Role } from "../../db/schema.ts";
+import { can, type Permission } from "../../domain/roles.ts";
+import type { Ctx } from "../../http/hono.ts";
+import type { Language } from "../i18n.ts";
+import { type Html, page } from "../layout.ts";
+import type { AdminMessages } from "../locales/admin/en.ts";
+
+/** The sections of the web admin, in the order of the menu, with the permission each needs. */
+export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permission: Permission }[] = [
+  { key: "reports", path: "/admin/reports", permission: "manageReports" },
+  { key: "accounts", path: "/admin/accounts", permission: "manageUsers" },
+  { key: "domains", path: "/admin/domain_blocks", permission: "manageFederation" },
+  { key: "settings", path: "/admin/settings", permission: "manageSettings" },
+  { key: "auditLog", path: "/admin/audit_log", permission: "viewAuditLog" },
+];
+
+interface Viewer {
+  lang: Language;
+  csrf: string;
+  user: { role: Role };
+}
+
+/** The hidden CSRF field (and the page's language) every form carries. */
+export const formToken = (v: Viewer) =>
+  html`<input type="hidden" name="authenticity_token" value="${v.csrf}"><input type="hidden" name="lang" value="${v.lang.locale}">`;
+
+/** A one-button form posting to `action`. */
+export const button = (v: Viewer, action: string, label: string, fields: Record<string, string> = {}) =>
+  html`<form class="inline" method="post" action="${action}">${formToken(v)}${Object.entries(fields).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
+  )}<button type="submit">${label}</button></form>`;
+
+function nav(v: Viewer, current: string | null) {
+  const t = v.lang.t.admin.nav;
+  const links = SECTIONS.filter((s) => can(v.user.role, s.permission)).map(
+    (s) => html`<a href="${s.path}"${s.key === current ? html` aria-current="page"` : ""}>${t[s.key]}</a>`,
+  );
+  return html`<nav class="admin" aria-label="${t.label}">${links}
+<form class="inline" method="post" action="/auth/sign_out">${formToken(v)}<button type="submit">${v.lang.t.signOut.button}</button></form></nav>`;
+}
+
+/** A page of the web admin; `section` marks its entry in the menu. */
+export function adminPage(c: Ctx, v: Viewer, o: { title: string; section: string | null; body: Html }): Html {
+  const notice = c.req.query("saved") ? html`<p class="notice" role="status">${v.lang.t.admin.saved}</p>` : "";
+  return page(o.title, html`${nav(v, o.section)}<h1>${o.title}</h1>${notice}${o.body}`, c.var.rt.config.site.title, {
+    locale: v.lang.locale,
+    wide: true,
+  });
+}
+
+/** A page that only says something (refusals, failures), with a way back. */
+export function adminMessage(c: Ctx, o: Viewer & { title: string; message: string; messageLocale?: string }): Html {
+  const lang = o.messageLocale && o.messageLocale !== o.lang.locale ? html` lang="${o.messageLocale}"` : "";
+  return adminPage(c, o, {
+    title: o.title,
+    section: null,
+    body: html`<p class="error" role="alert"${lang}>${o.message}</p>
+<p><a href="/admin">${o.lang.t.admin.back}</a></p>`,
+  });
+}

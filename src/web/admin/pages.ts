@@ -1,0 +1,28 @@
+// The web admin under /admin: every section's pages, and /admin itself, which opens the first
+// section the visitor's role may use.
+import { can } from "../../domain/roles.ts";
+import { router } from "../../http/hono.ts";
+import { accountPages } from "./accounts.ts";
+import { auditLogPages } from "./audit_log.ts";
+import { domainPages } from "./domains.ts";
+import { SECTIONS } from "./frame.ts";
+import { adminRoute } from "./guard.ts";
+import { reportPages } from "./reports.ts";
+import { settingsPages } from "./settings.ts";
+
+export const adminPages = router();
+
+// Any staff role may open the admin; its sections check their own permissions.
+adminPages.get(
+  "/admin",
+  adminRoute("viewDashboard", async (c, staff) => {
+    const first = SECTIONS.find((s) => can(staff.user.role, s.permission));
+    return c.redirect(first?.path ?? "/admin/reports", 303);
+  }),
+);
+
+adminPages.route("/", reportPages);
+adminPages.route("/", accountPages);
+adminPages.route("/", domainPages);
+adminPages.route("/", settingsPages);
+adminPages.route("/", auditLogPages);

@@ -1,0 +1,139 @@
+// The public pages of local accounts and their posts, for browsers: `/@username` (the profile and
+// its public posts, paginated by `max_id`/`min_id`) and `/@username/:id` (a post in its thread).
+// They show what an anonymous reader may see, through the same read services as the API, and link
+// to the ActivityPub representation of the same thing.
+import { html } from "hono/html";
+import { ApiError } from "../../domain/errors.ts";
+import { isId } from "../../domain/ids.ts";
+import { type Ctx, router } from "../../http/hono.ts";
+import type { Runtime } from "../../runtime.ts";
+import { renderAccountView } from "../../serializers/account.ts";
+import { renderStatuses, type StatusEntity } from "../../serializers/status.ts";
+import { isLocalDomain, lookupAccount } from "../../services/accounts/accounts.ts";
+import { loadAccountView } from "../../services/accounts/views.ts";
+import { accountStatuses, pinnedStatuses, threadContext } from "../../services/statuses/read.ts";
+import { loadStatusViews } from "../../services/statuses/views.ts";
+import { loadStatusRows } from "../../services/visibility/load.ts";
+import { type Language, pickLanguage } from "../i18n.ts";
+import { type Html, page } from "../layout.ts";
+import { excerpt, PAGE_STYLE, renderProfile, renderStatus, safeUrl } from "./render.ts";
+
+export const publicPages = router();
+
+// In limited federation mode the server shows nothing to strangers, as its API does.
+publicPages.use("/:handle{@[^/]+}/*", async (c, next) => {
+  if (c.var.rt.config.limitedFederation) return errorPage(c, 401, languageOf(c));
+  await next();
+});
+
+const PAGE_SIZE = 20;
+const ANONYMOUS = null;
+
+const languageOf = (c: Ctx) => pickLanguage(c.req.query("lang"), c.req.header("accept-language"));
+
+function head(activityUrl: string, o: { noindex?: boolean } = {}): Html {
+  return html`${PAGE_STYLE}
+<link rel="alternate" type="application/activity+json" href="${activityUrl}">
+${o.noindex ? html`<meta name="robots" content="noindex, noarchive">` : ""}`;
+}
+
+function errorPage(c: Ctx, status: 401 | 404 | 410, lang: Language) {
+  const t = lang.t.publicPages;
+  const [title, text] = {
+    401: [t.membersOnlyTitle, t.membersOnly],
+    404: [t.notFoundTitle, t.notFound],
+    410: [t.goneTitle, t.gone],
+  }[status];
+  const site = c.var.rt.config.site.title;
+  return c.html(page(title, html`<h1>${title}</h1><p>${text}</p>`, site, { locale: lang.locale }), status);
+}
+
+/** The local account named by `@username` (or `@username@our.domain`), or the status to answer. */
+async function localAccount(rt: Runtime, handle: string): Promise<{ id: string } | 404 | 410> {
+  const [username = "", domain] = handle.slice(1).split("@");
+  if (!username || !isLocalDomain(rt, domain)) return 404;
+  try {
+    return await lookupAccount(rt, username);
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 404 || error.status === 410)) return error.status;
+    throw error;
+  }
+}
+
+async function render(rt: Runtime, ids: string[], context: "account" | "thread"): Promise<StatusEntity[]> {
+  return renderStatuses(rt, await loadStatusViews(rt, ANONYMOUS, ids, { context }));
+}
+
+publicPages.get("/:handle{@[^/]+}", async (c) => {
+  const rt = c.var.rt;
+  const lang = languageOf(c);
+  const found = await localAccount(rt, c.req.param("handle"));
+  if (typeof found === "number") return errorPage(c, found, lang);
+  const account = renderAccountView(rt, (await loadAccountView(rt, found.id))!);
+  const cursor = (name: string) => {
+    const v = c.req.query(name);
+    return isId(v) ? v : null;
+  };
+  const pageAsked = { maxId: cursor("max_id"), minId: cursor("min_id"), sinceId: null, limit: PAGE_SIZE };
+  const first = !pageAsked.maxId && !pageAsked.minId;
+  const filters = { excludeReblogs: false, excludeReplies: true, onlyMedia: false, tagged: null };
+  const result = await accountStatuses(rt, ANONYMOUS, found.id, filters, pageAsked);
+  const pinned = first ? await render(rt, await pinnedStatuses(rt, ANONYMOUS, found.id), "account") : [];
+  const statuses = await render(rt, result.items, "account");
+  const t = lang.t.publicPages;
+  const base = `/@${account.username}`;
+  const body = html`${renderProfile(account, lang)}
+<section class="h-feed">
+${pinned.map((s) => renderStatus(s, lang, { pinned: true }))}
+${statuses.map((s) => renderStatus(s, lang))}
+${pinned.length + statuses.length === 0 ? html`<p class="muted">${t.noPosts}</p>` : ""}
+</section>
+<nav class="pages">
+${!first && result.prev ? html`<a rel="prev" href="${base}?min_id=${result.prev}">${t.newer}</a>` : html`<span></span>`}
+${result.next ? html`<a rel="next" href="${base}?max_id=${result.next}">${t.older}</a>` : ""}
+</nav>`;
+  const title = `${account.display_name.trim() || account.username} (@${account.acct})`;
+  return c.html(
+    page(title, body, rt.config.site.title, {
+      locale: lang.locale,
+      head: head(account.uri, { noindex: account.noindex === true }),
+    }),
+  );
+});
+
+publicPages.get("/:handle{@[^/]+}/:id", async (c) => {
+  const rt = c.var.rt;
+  const lang = languageOf(c);
+  const found = await localAccount(rt, c.req.param("handle"));
+  if (typeof found === "number") return errorPage(c, found, lang);
+  const id = c.req.param("id");
+  const row = isId(id) ? (await loadStatusRows(rt.db, [id])).get(id) : undefined;
+  if (!row || row.account_id !== found.id) return errorPage(c, 404, lang);
+  // A boost has no page of its own: its link leads to the boosted post, as on Mastodon.
+  if (row.reblog_of_id !== null) {
+    const [boost] = await render(rt, [row.id], "thread");
+    const original = boost?.reblog as { url?: string; uri?: string } | null | undefined;
+    if (!original) return errorPage(c, 404, lang);
+    return c.redirect(safeUrl(original.url ?? original.uri), 302);
+  }
+  // Deleted, private and direct posts, and those of suspended authors, are not found.
+  const thread = await threadContext(rt, ANONYMOUS, row.id).catch((error) => {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  });
+  if (!thread) return errorPage(c, 404, lang);
+  const [status] = await render(rt, [row.id], "thread");
+  const ancestors = await render(rt, thread.ancestors, "thread");
+  const descendants = await render(rt, thread.descendants, "thread");
+  const account = status.account as { display_name: string; username: string; noindex?: boolean };
+  const body = html`${ancestors.map((s) => renderStatus(s, lang))}
+${renderStatus(status, lang, { focus: true })}
+${descendants.map((s) => renderStatus(s, lang))}`;
+  const title = `${account.display_name.trim() || account.username}: “${excerpt(status)}”`;
+  return c.html(
+    page(title, body, rt.config.site.title, {
+      locale: lang.locale,
+      head: head(status.uri as string, { noindex: account.noindex === true }),
+    }),
+  );
+});

@@ -1,0 +1,45 @@
+// Headless Chromium for the browser tests: Debian's `chromium`, driven by playwright-core. A test
+// that fails leaves a screenshot, whose path and base64 go to the log (CI keeps only the log).
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestContext } from "node:test";
+import { type Browser, chromium, type Page } from "playwright-core";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** Why the browser tests can't run here, or null when they can. */
+export const missingChromium = existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM}`;
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+}
+
+const shots = mkdtempSync(join(tmpdir(), "rookery-screenshots-"));
+
+/** Runs `steps` in a fresh page; on failure saves what the page showed and prints it to the log. */
+export async function inPage(
+  t: TestContext,
+  browser: Browser,
+  steps: (page: Page) => Promise<void>,
+  o: { locale?: string } = {},
+): Promise<void> {
+  const context = await browser.newContext({ locale: o.locale ?? "en-US" });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  try {
+    await steps(page);
+  } catch (error) {
+    const path = join(shots, `${t.name.replace(/[^a-z0-9]+/gi, "_").slice(0, 80)}.png`);
+    try {
+      const png = await page.screenshot({ path, fullPage: true });
+      console.log(`screenshot of the failing page (${page.url()}): ${path}`);
+      console.log(`screenshot base64: ${png.toString("base64")}`);
+    } catch (shotError) {
+      console.log(`no screenshot: ${shotError}`);
+    }
+    throw error;
+  } finally {
+    await context.close();
+  }
+}

@@ -1,0 +1,134 @@
+// The web admin in a real browser: staff sign in through the pages and use them as people do, and
+// the API shows the effect.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { PASSWORD } from "../browser.ts";
+import { post } from "../fixtures.ts";
+import { startServer, type TestServer, type TestUser } from "../rig.ts";
+import { inPage, launch, missingChromium } from "./chromium.ts";
+
+let server: TestServer;
+let browser: Browser;
+let target: TestUser;
+let reportId: string;
+
+before(async () => {
+  if (missingChromium) return;
+  server = await startServer({ env: { SHOW_DOMAIN_BLOCKS: "all" } });
+  browser = await launch();
+  await server.user("mod", { role: "moderator" });
+  await server.user("boss", { role: "admin" });
+  const reporter = await server.user("reporter");
+  target = await server.user("target");
+  const status = await post(server, target, "Buy cheap watches at watches.example");
+  const report = await server.post("/api/v1/reports", {
+    token: reporter.token,
+    json: { account_id: target.accountId, status_ids: [status.id], comment: "Spam again", category: "spam" },
+  });
+  assert.equal(report.status, 200, report.text);
+  reportId = report.body.id;
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const skip = missingChromium ?? undefined;
+
+/** Opens an admin page; the server asks to sign in first, then comes back to it. */
+async function signIn(page: Page, username: string, path: string) {
+  await page.goto(`${server.url}${path}`);
+  await page.getByLabel(/email|e-mail|correo/i).fill(`${username}@example.test`);
+  await page.getByLabel(/password|passwort|mot de passe|contraseña/i).fill(PASSWORD);
+  await page.locator("form[action='/auth/sign_in'] button[type=submit]").click();
+  await page.waitForURL(new RegExp(`${path.replace(/[?]/g, "\\?")}$`));
+}
+
+test("a moderator handles a report through the pages", { skip }, async (t) => {
+  await inPage(t, browser, async (page) => {
+    await signIn(page, "mod", "/admin/reports");
+    await page.getByRole("link", { name: `Report #${reportId}` }).click();
+    await page.waitForURL(`**/admin/reports/${reportId}`);
+    assert.match(await page.locator("main").innerText(), /Buy cheap watches/);
+    await page.getByRole("button", { name: "Assign to me" }).click();
+    await page.getByRole("status").waitFor();
+    await page.getByLabel("Category").selectOption("violation");
+    await page.getByRole("button", { name: "Change category" }).click();
+    await page.getByRole("button", { name: "Mark as resolved" }).click();
+    await page.getByRole("button", { name: "Reopen" }).waitFor();
+
+    const api = await server.user("modapi", { role: "moderator", scopes: ["admin:read"] });
+    const report = (await server.get(`/api/v1/admin/reports/${reportId}`, { token: api.token })).body;
+    assert.equal(report.action_taken, true);
+    assert.equal(report.category, "violation");
+    assert.equal(report.assigned_account.username, "mod");
+  });
+});
+
+test("a moderator suspends the reported account from the report; the API answers 410; the audit log tells", {
+  skip,
+}, async (t) => {
+  await inPage(t, browser, async (page) => {
+    await signIn(page, "mod", `/admin/reports/${reportId}`);
+    await page.getByRole("link", { name: "Act on this account" }).click();
+    await page.waitForURL(`**/admin/accounts/${target.accountId}?report_id=${reportId}`);
+    await page.getByLabel("Suspend").check();
+    await page.getByLabel("Note to the account").fill("Spam, again and again");
+    await page.getByRole("button", { name: "Perform action" }).click();
+    await page.getByRole("status").waitFor();
+    assert.match(await page.locator("main table").innerText(), /Suspended/);
+
+    const reader = await server.user("reader");
+    const gone = await server.get(`/api/v1/accounts/${target.accountId}`, { token: reader.token });
+    assert.equal(gone.status, 410);
+
+    await page.getByRole("link", { name: "Audit log" }).click();
+    const first = page.locator("main tbody tr").first();
+    assert.deepEqual((await first.locator("td").allInnerTexts()).slice(1), [
+      "@mod",
+      "suspend",
+      "Account target",
+      "Spam, again and again",
+    ]);
+  });
+});
+
+test("an admin blocks a domain and renames the server", { skip }, async (t) => {
+  await inPage(t, browser, async (page) => {
+    await signIn(page, "boss", "/admin/domain_blocks");
+    await page.getByLabel("Domain").fill("spam.example");
+    await page.getByLabel("Severity").selectOption("silence");
+    await page.getByLabel("Public comment").fill("Too much spam");
+    await page.getByRole("button", { name: "Block domain" }).click();
+    await page.getByRole("cell", { name: "spam.example" }).waitFor();
+    assert.deepEqual(
+      (await server.get("/api/v1/instance/domain_blocks")).body.map((b: any) => [b.domain, b.severity, b.comment]),
+      [["spam.example", "silence", "Too much spam"]],
+    );
+
+    await page.getByRole("link", { name: "Server settings" }).click();
+    await page.getByLabel("Server name").fill("Rookery Harbour");
+    await page.getByLabel("Who can sign up").selectOption("approved");
+    await page.getByRole("button", { name: "Save" }).first().click();
+    await page.getByRole("status").waitFor();
+    const instance = (await server.get("/api/v2/instance")).body;
+    assert.equal(instance.title, "Rookery Harbour");
+    assert.equal(instance.registrations.approval_required, true);
+    assert.equal(await page.getByLabel("Server name").inputValue(), "Rookery Harbour");
+  });
+});
+
+test("the pages follow the browser's language", { skip }, async (t) => {
+  await inPage(
+    t,
+    browser,
+    async (page) => {
+      await signIn(page, "mod", "/admin/reports");
+      assert.equal(await page.locator("html").getAttribute("lang"), "fr");
+      await page.getByRole("link", { name: "Résolus", exact: true }).click();
+      await page.getByRole("heading", { name: "Signalements" }).waitFor();
+    },
+    { locale: "fr-FR" },
+  );
+});

@@ -1,0 +1,166 @@
+// The public HTML pages of accounts and posts: what an anonymous reader sees, escaped, paginated,
+// and 404/410 pages for what is missing or suspended.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { freshUser, insertStatus, post, remoteAccount, setAccount } from "./fixtures.ts";
+import { startServer, type TestServer, type TestUser } from "./rig.ts";
+
+let server: TestServer;
+let alice: TestUser;
+let bob: TestUser;
+const ids: Record<string, string> = {};
+
+before(async () => {
+  server = await startServer();
+  alice = await server.user("alice");
+  bob = await server.user("bob");
+  const profile = await server.patch("/api/v1/accounts/update_credentials", {
+    token: alice.token,
+    json: {
+      display_name: `<script>x</script> Al & "ice"`,
+      note: "Bird <b>watcher</b>",
+      fields_attributes: [{ name: "<i>Site</i>", value: "https://alice.example" }],
+    },
+  });
+  assert.equal(profile.status, 200, profile.text);
+  ids.root = (await post(server, bob, "bob asks <a question>")).id;
+  ids.reply = (await post(server, alice, { status: "@bob a public answer", in_reply_to_id: ids.root })).id;
+  ids.hiddenReply = (
+    await post(server, alice, { status: "a secret answer", in_reply_to_id: ids.root, visibility: "private" })
+  ).id;
+  ids.public = (await post(server, alice, "hello from the public page #Birds")).id;
+  ids.unlisted = (await post(server, alice, { status: "quietly listed", visibility: "unlisted" })).id;
+  ids.private = (await post(server, alice, { status: "for followers only", visibility: "private" })).id;
+  ids.direct = (await post(server, alice, { status: "@bob just for you", visibility: "direct" })).id;
+  ids.cw = (await post(server, alice, { status: "the spoiled ending", spoiler_text: "Film <spoilers>" })).id;
+  ids.boost = (await server.post(`/api/v1/statuses/${ids.root}/reblog`, { token: alice.token })).body.id;
+});
+after(() => server.close());
+
+const page = (path: string, headers: Record<string, string> = {}) => server.get(path, { headers });
+
+test("a profile shows the account, escaped, and its public and unlisted posts only", async () => {
+  const res = await page("/@alice");
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+  const body = res.text;
+  assert.ok(body.includes("&lt;script&gt;x&lt;/script&gt; Al &amp; &quot;ice&quot;"), "the display name is escaped");
+  assert.ok(!body.includes("<script>x"), "no script gets through");
+  assert.ok(body.includes("Bird &lt;b&gt;watcher&lt;/b&gt;"), "the bio's markup was text, rendered as text");
+  assert.ok(body.includes("<dt>&lt;i&gt;Site&lt;/i&gt;</dt>"));
+  assert.ok(body.includes("<dd>https://alice.example</dd>"));
+  assert.ok(body.includes("@alice</p>"));
+  assert.match(body, /Posts: <strong>8<\/strong>/);
+  assert.ok(body.includes("hello from the public page"));
+  assert.ok(body.includes("quietly listed"));
+  assert.ok(!body.includes("for followers only"));
+  assert.ok(!body.includes("just for you"));
+  assert.ok(!body.includes("a public answer"), "replies to others stay on their threads");
+  assert.ok(body.includes(`Al &amp; &quot;ice&quot; boosted`), "boosts show");
+  assert.ok(body.includes("bob asks &lt;a question&gt;"));
+  assert.ok(body.includes(`<details><summary>Film &lt;spoilers&gt;</summary>`));
+  assert.ok(
+    body.includes(`<link rel="alternate" type="application/activity+json" href="${server.url}/users/alice">`),
+    "the actor is linked",
+  );
+});
+
+test("the post page shows the thread as the public may see it", async () => {
+  const res = await page(`/@alice/${ids.reply}`);
+  assert.equal(res.status, 200);
+  const body = res.text;
+  assert.ok(body.includes("bob asks &lt;a question&gt;"), "the parent is shown");
+  assert.ok(body.includes("a public answer"));
+  assert.ok(!body.includes("a secret answer"));
+  assert.ok(body.includes(`class="status h-entry focus" id="status-${ids.reply}"`));
+  assert.ok(
+    body.includes(
+      `<link rel="alternate" type="application/activity+json" href="${server.url}/users/alice/statuses/${ids.reply}">`,
+    ),
+  );
+  const root = await page(`/@bob/${ids.root}`);
+  assert.equal(root.status, 200);
+  assert.ok(root.text.includes("a public answer"), "replies below the post");
+  assert.ok(!root.text.includes("a secret answer"));
+});
+
+test("private, direct, deleted and misplaced posts are not found; boosts lead to the original", async () => {
+  for (const path of [
+    `/@alice/${ids.private}`,
+    `/@alice/${ids.direct}`,
+    `/@bob/${ids.public}`,
+    `/@alice/123456789012345678`,
+    `/@alice/not-an-id`,
+    `/@nobody/${ids.public}`,
+  ]) {
+    const res = await page(path);
+    assert.equal(res.status, 404, path);
+    assert.match(res.headers.get("content-type") ?? "", /^text\/html/, path);
+    assert.ok(res.text.includes("This page does not exist."), path);
+  }
+  const gone = (await post(server, alice, "soon gone")).id;
+  assert.equal((await page(`/@alice/${gone}`)).status, 200);
+  assert.equal((await server.delete(`/api/v1/statuses/${gone}`, { token: alice.token })).status, 200);
+  assert.equal((await page(`/@alice/${gone}`)).status, 404);
+
+  const boost = await server.get(`/@alice/${ids.boost}`);
+  assert.equal(boost.status, 302);
+  assert.equal(boost.headers.get("location"), `${server.url}/@bob/${ids.root}`);
+});
+
+test("unknown, pending and remote accounts are 404, suspended ones 410", async () => {
+  assert.equal((await page("/@nobody")).status, 404);
+  assert.equal((await page(`/@bob@elsewhere.example`)).status, 404);
+  const host = new URL(server.url).host;
+  assert.equal((await page(`/@bob@${host}`)).status, 200, "our own domain names local accounts");
+  await remoteAccount(server, "remy", "remote.example");
+  assert.equal((await page("/@remy@remote.example")).status, 404);
+  const pending = await freshUser(server, "pending");
+  await server.rt.db.updateTable("users").set({ approved: false }).where("id", "=", pending.userId).execute();
+  assert.equal((await page(`/@${pending.username}`)).status, 404);
+  const eve = await freshUser(server, "eve");
+  const eves = (await post(server, eve, "before the suspension")).id;
+  await setAccount(server, eve.accountId, { suspended_at: new Date() });
+  const res = await page(`/@${eve.username}`);
+  assert.equal(res.status, 410);
+  assert.ok(res.text.includes("This account has been suspended."));
+  assert.ok(!res.text.includes("before the suspension"));
+  assert.equal((await page(`/@${eve.username}/${eves}`)).status, 410);
+});
+
+test("older and newer pages by max_id and min_id", async () => {
+  const carol = await freshUser(server, "carol");
+  const made: string[] = [];
+  for (let i = 0; i < 23; i++) made.push((await post(server, carol, `numbered post ${i}.`)).id);
+  const first = await page(`/@${carol.username}`);
+  const shown = (text: string) => [...text.matchAll(/numbered post (\d+)\./g)].map((m) => Number(m[1]));
+  assert.deepEqual(shown(first.text), [22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
+  assert.ok(!first.text.includes('rel="prev"'), "the first page has no newer page");
+  const older = /<a rel="next" href="([^"]+)">Older posts<\/a>/.exec(first.text);
+  assert.ok(older);
+  assert.equal(older[1], `/@${carol.username}?max_id=${made[3]}`);
+  const second = await page(older[1]);
+  assert.deepEqual(shown(second.text), [2, 1, 0]);
+  assert.ok(!second.text.includes('rel="next"'));
+  const newer = /<a rel="prev" href="([^"]+)">Newer posts<\/a>/.exec(second.text);
+  assert.ok(newer);
+  assert.deepEqual(shown((await page(newer[1])).text).slice(0, 2), [22, 21]);
+  assert.equal((await page(`/@${carol.username}?max_id=garbage`)).status, 200);
+});
+
+test("remote links that are not http(s) are not followed; pages speak the reader's language", async () => {
+  const evil = await remoteAccount(server, "mallory", "remote.example", { url: "javascript:alert(1)" });
+  const replyId = await insertStatus(server, evil, { local: false, content: "<p>a remote reply</p>" });
+  await server.rt.db
+    .updateTable("statuses")
+    .set({ in_reply_to_id: ids.public, in_reply_to_account_id: alice.accountId, url: "javascript:alert(2)" })
+    .where("id", "=", replyId)
+    .execute();
+  const res = await page(`/@alice/${ids.public}`);
+  assert.ok(res.text.includes("a remote reply"));
+  assert.ok(!res.text.includes("javascript:"), "no javascript: link");
+  const german = await page("/@alice", { "accept-language": "de-DE,de;q=0.9" });
+  assert.ok(german.text.includes('<html lang="de">'));
+  assert.ok(german.text.includes("Beiträge"));
+  assert.ok((await page("/@alice?lang=fr")).text.includes("Abonnés"));
+});
