@@ -3,7 +3,7 @@
 // favourites, edits, deletes, poll votes, profile updates, unfollowing and blocking.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { lookupRemote, settleAll, startFederatedServers } from "./federation_rig.ts";
+import { eventually, lookupRemote, settleAll, startFederatedServers } from "./federation_rig.ts";
 import { post } from "./fixtures.ts";
 import type { TestServer, TestUser } from "./rig.ts";
 
@@ -264,21 +264,25 @@ test("unfollowing and blocking end the follows on both sides", async () => {
 test("search with resolve finds remote accounts and statuses by address and URL", async () => {
   const frank = await b.user("frank");
   const host = new URL(b.url).host;
-  const byHandle = await a.get("/api/v2/search", {
-    token: alice.token,
-    query: { q: `@frank@${host}`, resolve: "true", type: "accounts" },
+  await eventually(async () => {
+    const byHandle = await a.get("/api/v2/search", {
+      token: alice.token,
+      query: { q: `@frank@${host}`, resolve: "true", type: "accounts" },
+    });
+    assert.equal(byHandle.status, 200, byHandle.text);
+    assert.deepEqual(
+      byHandle.body.accounts.map((x: any) => x.acct),
+      [`frank@${host}`],
+    );
   });
-  assert.equal(byHandle.status, 200, byHandle.text);
-  assert.deepEqual(
-    byHandle.body.accounts.map((x: any) => x.acct),
-    [`frank@${host}`],
-  );
   const status = await post(b, frank, "Find me by my URL");
-  const byUrl = await a.get("/api/v2/search", { token: alice.token, query: { q: status.uri, resolve: "true" } });
-  assert.equal(byUrl.status, 200, byUrl.text);
-  assert.deepEqual(
-    byUrl.body.statuses.map((x: any) => x.uri),
-    [status.uri],
-  );
+  const byUrl = await eventually(async () => {
+    const res = await a.get("/api/v2/search", { token: alice.token, query: { q: status.uri, resolve: "true" } });
+    assert.deepEqual(
+      res.body.statuses.map((x: any) => x.uri),
+      [status.uri],
+    );
+    return res;
+  });
   assert.equal(byUrl.body.statuses[0].account.acct, `frank@${host}`);
 });
