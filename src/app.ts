@@ -11,6 +11,7 @@ import { signedInOnly } from "./api/signed_in_only.ts";
 import { databaseUnavailable, retryAfterSeconds } from "./db/unavailable.ts";
 import { ApiError } from "./domain/errors.ts";
 import { federationMiddleware } from "./federation/middleware.ts";
+import { federationGate } from "./http/federation_gate.ts";
 import type { AppEnv, Ctx } from "./http/hono.ts";
 import { shedUnderMemoryPressure } from "./http/memory_pressure.ts";
 import { refuseNulInUrl } from "./http/params.ts";
@@ -65,6 +66,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   app.use("/api/*", apiRateLimits(rt));
   app.use("/oauth/userinfo", resolveAuth);
 
+  app.use(federationGate);
   app.use(federationMiddleware);
   app.use("/system/*", mediaFiles(rt));
   for (const r of routers) app.route("/", r);

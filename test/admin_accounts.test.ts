@@ -152,7 +152,7 @@ test("nobody acts on an equal or higher role, nor on themselves", async () => {
   assert.equal((await entity(admin)).silenced, false);
 });
 
-test("silence: off public timelines for non-followers, its follows need approval", async () => {
+test("silence: off public timelines, out of search for non-followers, its follows need approval", async () => {
   const carol = await server.user("carol");
   await follow(server, bob, carol);
   const status = await post(server, carol, "Quiet words from carol");
@@ -164,6 +164,14 @@ test("silence: off public timelines for non-followers, its follows need approval
   assert.ok(!(await publicIds(alice)).includes(status.id));
   const account = await server.get(`/api/v1/accounts/${carol.accountId}`, { token: alice.token });
   assert.equal(account.body.limited, true);
+  // Search finds it for its followers, and by its exact name.
+  const found = async (user: TestUser, q: string) =>
+    (await server.get("/api/v2/search", { token: user.token, query: { q, type: "accounts" } })).body.accounts.map(
+      (a: any) => a.username,
+    );
+  assert.deepEqual(await found(alice, "car"), []);
+  assert.deepEqual(await found(bob, "car"), ["carol"]);
+  assert.deepEqual(await found(alice, "carol"), ["carol"]);
   // Whom it follows now must approve it.
   const rel = await as(carol, "POST", `/api/v1/accounts/${alice.accountId}/follow`);
   assert.equal(rel.body.requested, true);

@@ -96,6 +96,11 @@ test("rules, domains and site texts from the command line", async () => {
   );
   await rookery("domains", "unblock", "spam.example");
   assert.equal((await rookery("domains", "list")).stdout, "");
+  assert.equal((await rookery("domains", "allow", "Friends.Example")).stdout, "Allowed friends.example.\n");
+  await rookery("domains", "allow", "127.0.0.1:4000");
+  assert.equal((await rookery("domains", "allowed")).stdout, "127.0.0.1:4000\nfriends.example\n");
+  await rookery("domains", "disallow", "friends.example");
+  assert.equal((await rookery("domains", "allowed")).stdout, "127.0.0.1:4000\n");
 
   await rookery("site", "set", "extended_description", "Hello **there**");
   assert.equal((await rookery("site", "get", "extended_description")).stdout, "Hello **there**\n");

@@ -164,3 +164,24 @@ test("remote links that are not http(s) are not followed; pages speak the reader
   assert.ok(german.text.includes("Beiträge"));
   assert.ok((await page("/@alice?lang=fr")).text.includes("Abonnés"));
 });
+
+test("the same URLs answer ActivityStreams to servers and HTML to browsers", async () => {
+  for (const accept of [
+    "application/activity+json",
+    'application/ld+json; profile="https://www.w3.org/ns/activitystreams"',
+  ]) {
+    const actor = await page("/@alice", { accept });
+    assert.equal(actor.status, 200, accept);
+    assert.match(actor.headers.get("content-type") ?? "", /application\/(activity|ld)\+json/, accept);
+    const body = JSON.parse(actor.text);
+    assert.deepEqual([body.id, body.type], [`${server.url}/users/alice`, "Person"]);
+    const note = JSON.parse((await page(`/@alice/${ids.public}`, { accept })).text);
+    assert.deepEqual([note.id, note.type], [`${server.url}/users/alice/statuses/${ids.public}`, "Note"]);
+  }
+  const browser = await page("/@alice", { accept: "text/html,application/xhtml+xml,*/*;q=0.8" });
+  assert.match(browser.headers.get("content-type") ?? "", /^text\/html/);
+  const actorUrl = await server.get("/users/alice", { headers: { accept: "text/html" } });
+  assert.deepEqual([actorUrl.status, actorUrl.headers.get("location")], [302, "/@alice"]);
+  const statusUrl = await server.get(`/users/alice/statuses/${ids.public}`, { headers: { accept: "text/html" } });
+  assert.deepEqual([statusUrl.status, statusUrl.headers.get("location")], [302, `/@alice/${ids.public}`]);
+});

@@ -13,7 +13,15 @@ import { accounts } from "./v1/accounts.ts";
 import { credentials } from "./v1/accounts_credentials.ts";
 import { accountsRelationships } from "./v1/accounts_relationships.ts";
 import { adminAccounts } from "./v1/admin/accounts.ts";
+import { adminCanonicalEmailBlocks } from "./v1/admin/canonical_email_blocks.ts";
+import { adminDomainAllows } from "./v1/admin/domain_allows.ts";
+import { adminDomainBlocks } from "./v1/admin/domain_blocks.ts";
+import { adminEmailDomainBlocks } from "./v1/admin/email_domain_blocks.ts";
+import { adminIpBlocks } from "./v1/admin/ip_blocks.ts";
+import { adminMeasures } from "./v1/admin/measures.ts";
 import { adminReports } from "./v1/admin/reports.ts";
+import { adminTags } from "./v1/admin/tags.ts";
+import { adminTrends } from "./v1/admin/trends.ts";
 import { announcements } from "./v1/announcements.ts";
 import { apps } from "./v1/apps.ts";
 import { blocks } from "./v1/blocks.ts";
@@ -91,6 +99,14 @@ export const routers: Hono<AppEnv>[] = [
   adminReports,
   adminAccounts,
   adminAccountsV2,
+  adminDomainBlocks,
+  adminDomainAllows,
+  adminEmailDomainBlocks,
+  adminCanonicalEmailBlocks,
+  adminIpBlocks,
+  adminTags,
+  adminTrends,
+  adminMeasures,
   conversations,
   // Requests first: /api/v1/notifications/requests is not a notification id.
   notificationRequests,

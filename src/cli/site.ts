@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { ApiError } from "../domain/errors.ts";
 import { addRule, removeRule, rules } from "../services/instance/rules.ts";
 import { publishTerms, setSiteText, siteText, termsVersions } from "../services/instance/texts.ts";
+import { allowDomain, disallowDomain, domainAllows } from "../services/moderation/domain_allows.ts";
 import { blockDomain, domainBlocks, type Severity, unblockDomain } from "../services/moderation/domain_blocks.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 
@@ -46,8 +47,9 @@ export const domainsCommand: Command = {
   name: "domains",
   usage:
     "domains block DOMAIN [--severity silence|suspend|noop] [--reject-media] [--obfuscate] [--public-comment C]\n" +
-    "  rookery domains unblock DOMAIN\n  rookery domains list",
-  summary: "Block or limit other servers",
+    "  rookery domains unblock DOMAIN\n  rookery domains list\n" +
+    "  rookery domains allow DOMAIN | disallow DOMAIN | allowed   (limited federation mode)",
+  summary: "Block or limit other servers, or allow them in limited federation mode",
   async run(args) {
     const { values, positionals } = parse(args, {
       severity: { type: "string" },
@@ -78,6 +80,14 @@ export const domainsCommand: Command = {
               `${b.domain}\t${b.severity}${b.reject_media ? ", reject media" : ""}${b.public_comment ? `\t${b.public_comment}` : ""}`,
             );
           }
+        } else if (action === "allow" && domain) {
+          const allowed = await allowDomain(rt, domain);
+          console.log(`Allowed ${allowed.domain}.`);
+        } else if (action === "disallow" && domain) {
+          await disallowDomain(rt, domain);
+          console.log(`Disallowed ${domain}.`);
+        } else if (action === "allowed") {
+          for (const a of await domainAllows(rt)) console.log(a.domain);
         } else {
           throw new UsageError("Unknown domains command.");
         }

@@ -240,6 +240,17 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
       });
       return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: [] } };
     }
+    case "DeleteActor": {
+      const actor = await accountUri(rt, o.accountId);
+      if (!actor) return null;
+      const activity = new Delete({
+        id: new URL(`${actor}#delete`),
+        actor: new URL(actor),
+        tos: [PUBLIC_COLLECTION],
+        object: new URL(actor),
+      });
+      return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: [] } };
+    }
     case "Vote": {
       const poll = await rt.db.selectFrom("polls").selectAll().where("id", "=", o.pollId).executeTakeFirst();
       const actor = await accountUri(rt, o.accountId);

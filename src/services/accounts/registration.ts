@@ -6,6 +6,8 @@ import type { Runtime } from "../../runtime.ts";
 import { findApplication } from "../auth/apps.ts";
 import { isLoopback } from "../auth/sessions.ts";
 import { type IssuedToken, issueToken } from "../auth/tokens.ts";
+import { emailDomainVerdict } from "../moderation/email_domain_blocks.ts";
+import { ipSeverity } from "../moderation/ip_blocks.ts";
 import { hit } from "../rate_limits.ts";
 import { createLocalUser, takenFields, USER_ATTRIBUTE_LABELS } from "./accounts.ts";
 import { emailAddressError } from "./email_addresses.ts";
@@ -112,6 +114,9 @@ async function throttle(rt: Runtime, ip: string | null): Promise<void> {
 export async function signUp(rt: Runtime, applicationId: string, input: SignUp, ip: string | null) {
   await throttle(rt, ip);
   if (rt.config.registrations.mode === "none") throw forbidden();
+  // Blocked addresses may not sign up; some must wait for approval (as may some email domains).
+  const ipBlock = await ipSeverity(rt, ip);
+  if (ipBlock === "sign_up_block" || ipBlock === "no_access") throw forbidden();
   const errors = await validate(rt, input);
   if (Object.keys(errors).length > 0) throw validationFailed(errors, USER_ATTRIBUTE_LABELS);
   const app = await findApplication(rt, { id: applicationId });
@@ -124,7 +129,10 @@ export async function signUp(rt: Runtime, applicationId: string, input: SignUp, 
     email,
     password: input.password!,
     confirmed: false,
-    approved: rt.config.registrations.mode === "open",
+    approved:
+      rt.config.registrations.mode === "open" &&
+      ipBlock !== "sign_up_requires_approval" &&
+      (await emailDomainVerdict(rt, email)) !== "approval",
     locale: input.locale ?? null,
     reason: input.reason?.trim() || null,
     ip,

@@ -38,7 +38,11 @@ export async function searchAccounts(rt: Runtime, viewerId: string | null, s: Ac
     .select("a.id")
     .where("a.suspended_at", "is", null)
     .where("a.moved_to_account_id", "is", null)
-    .where(LIVE_ACCOUNT);
+    .where(LIVE_ACCOUNT)
+    // A limited (silenced) account is found by its followers, or by its exact address.
+    .where((eb) =>
+      eb.or([eb("a.silenced_at", "is", null), eb("f.id", "is not", null), eb("a.acct_key", "=", exactKey)]),
+    );
   if (viewerId !== null) q = q.where("a.id", "not in", hiddenAccountIds(rt.db, viewerId));
   if (domain !== null && local) {
     q = q.where("a.domain", "is", null).where(username);

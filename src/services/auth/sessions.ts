@@ -3,9 +3,11 @@
 // process of a scaled-out server shares the counts and a restart does not reset them; a fixed window
 // is all the precision a brute-force guard needs.
 import type { Role } from "../../db/schema.ts";
+import { ApiError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { hashPassword, randomToken, sha256, verifyPassword } from "../../domain/secrets.ts";
 import type { Runtime } from "../../runtime.ts";
+import { ipSeverity } from "../moderation/ip_blocks.ts";
 import { addressBucket, clear, hit, type LimitState } from "../rate_limits.ts";
 
 export interface SessionUser {
@@ -88,7 +90,8 @@ const decoyHash = () => {
 
 /**
  * The user with this email and password, or null. Attempts are counted per IP and per email;
- * past the limits this throws TooManyAttempts whatever the password.
+ * past the limits this throws TooManyAttempts whatever the password. An address under a
+ * `no_access` IP block is refused with Mastodon's bare 403.
  */
 export async function checkPassword(
   rt: Runtime,
@@ -101,6 +104,7 @@ export async function checkPassword(
   const byIp = ip && !isLoopback(ip) ? await hit(rt, `sign_in:ip:${addressBucket(ip)}`, PER_IP) : null;
   if (!byEmail.allowed) throw new TooManyAttempts(byEmail);
   if (byIp && !byIp.allowed) throw new TooManyAttempts(byIp);
+  if (ip && (await ipSeverity(rt, ip)) === "no_access") throw new ApiError(403, "Forbidden");
   const row = await userQuery(rt).where("u.email", "=", address).executeTakeFirst();
   // An unknown address costs the same time as a wrong password, so timing can't tell who has an account.
   const valid = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));

@@ -11,6 +11,7 @@ import { isId, newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { invalidateAuth } from "../auth/authenticate.ts";
+import { federate } from "../federation/outbox.ts";
 import { queueMail } from "../mail.ts";
 import { notify } from "../notifications/create.ts";
 import { accountForStaff, acctOf, type StaffTarget } from "./account_list.ts";
@@ -70,9 +71,13 @@ async function settled(rt: Runtime, accountId: string): Promise<void> {
 const setAccount = (db: Db, id: string, values: { silenced_at?: Date | null; sensitized_at?: Date | null }) =>
   db.updateTable("accounts").set(values).where("id", "=", id).execute();
 
-/** Marks the account suspended and its data due for deletion (account_purge.ts) in 30 days. */
+/**
+ * Marks the account suspended and its data due for deletion (account_purge.ts) in 30 days; a local
+ * account's followers on other servers are told it is gone.
+ */
 async function suspendWithin(rt: Runtime, db: Db, accountId: string): Promise<void> {
   const now = new Date();
+  await federate(rt, db, accountId, { type: "DeleteActor", accountId });
   await db.updateTable("accounts").set({ suspended_at: now }).where("id", "=", accountId).execute();
   await purgeLater(rt, db, accountId, now);
 }
@@ -112,7 +117,7 @@ export async function takeAction(rt: Runtime, actor: Staff, id: string, input: A
     const identifier = acctOf(account);
     if (type !== "none") {
       await logAction(trx, actor, {
-        action: type === "sensitive" ? "sensitive" : type,
+        action: type,
         targetType: type === "disable" ? "User" : "Account",
         targetId: account.id,
         identifier,
@@ -245,9 +250,11 @@ export async function unsuspendAccount(rt: Runtime, actor: Staff, id: string): P
   requirePermission(actor, "manageUsers");
   const account = await target(rt, actor, id);
   if (account.suspended_at === null || (account.domain === null && !account.user_id)) throw notAllowed();
-  await apply(rt, actor, account, "unsuspend", (db) =>
-    db.updateTable("accounts").set({ suspended_at: null }).where("id", "=", account.id).execute(),
-  );
+  await apply(rt, actor, account, "unsuspend", async (db) => {
+    await db.updateTable("accounts").set({ suspended_at: null }).where("id", "=", account.id).execute();
+    // Other servers learn the account is back (they fetch it again on the Update).
+    await federate(rt, db, account.id, { type: "UpdateActor", accountId: account.id });
+  });
 }
 
 /** DELETE /api/v1/admin/accounts/:id: the data of a suspended account, now rather than in 30 days. */

@@ -1,5 +1,10 @@
 // Server-wide domain blocks: what this server does with a whole remote domain (limit, suspend,
 // reject its media). Not to be confused with a user's own blocks (relationships/user_domain_blocks.ts).
+// As in Mastodon, a block reaches the domain's accounts and those of its subdomains: suspending
+// suspends them and severs the follows between them and local accounts (each local account is
+// told what it lost), limiting silences them. Both are stamped with the block's creation time, so
+// that lifting or softening the block lifts exactly what it imposed. `rookery domains` and the
+// admin API (admin_domain_blocks.ts) share these functions.
 import type { Selectable } from "kysely";
 import type { Db } from "../../db/index.ts";
 import type { DomainBlocksTable } from "../../db/schema.ts";
@@ -8,6 +13,7 @@ import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { instanceChanged } from "../instance/cached.ts";
+import { onDomain, severDomain } from "./severances.ts";
 
 export type DomainBlock = Selectable<DomainBlocksTable>;
 export type Severity = DomainBlock["severity"];
@@ -16,56 +22,65 @@ export async function domainBlocks(rt: Runtime): Promise<DomainBlock[]> {
   return rt.db.selectFrom("domain_blocks").selectAll().orderBy("domain").execute();
 }
 
-export async function blockDomain(
-  rt: Runtime,
-  input: {
-    domain: string;
-    severity: Severity;
-    rejectMedia?: boolean;
-    publicComment?: string | null;
-    obfuscate?: boolean;
-  },
-): Promise<void> {
-  const domain = input.domain
+/** `https://Example.com/path` → `example.com`; a 422 when it is no domain name. */
+export function normalizeDomain(input: string): string {
+  const domain = input
     .trim()
     .toLowerCase()
     .replace(/^https?:\/\//, "")
     .replace(/\/.*$/, "");
   if (!/^[a-z0-9.-]+\.[a-z0-9-]+(:\d+)?$/.test(domain))
     throw unprocessable("Validation failed: Domain is not a valid domain name");
+  return domain;
+}
+
+export interface BlockInput {
+  domain: string;
+  severity: Severity;
+  rejectMedia?: boolean;
+  rejectReports?: boolean;
+  publicComment?: string | null;
+  privateComment?: string | null;
+  obfuscate?: boolean;
+}
+
+/** Blocks a domain, or changes its block; returns the block. */
+export async function blockDomain(rt: Runtime, input: BlockInput): Promise<DomainBlock> {
+  const domain = normalizeDomain(input.domain);
   const now = new Date();
   const values = {
     severity: input.severity,
     reject_media: input.rejectMedia ?? false,
+    reject_reports: input.rejectReports ?? false,
     obfuscate: input.obfuscate ?? false,
     public_comment: input.publicComment ?? null,
+    private_comment: input.privateComment ?? null,
     updated_at: now,
   };
-  const changed = await rt.db.transaction().execute(async (trx) => {
-    const block = await trx
+  const block = await rt.db.transaction().execute(async (trx) => {
+    const row = await trx
       .insertInto("domain_blocks")
-      .values({ id: newId(), domain, private_comment: null, created_at: now, ...values })
+      .values({ id: newId(), domain, created_at: now, ...values })
       .onConflict((oc) => oc.column("domain").doUpdateSet(values))
       .returningAll()
       .executeTakeFirstOrThrow();
-    return [...(await liftBlockFromAccounts(trx, block)), ...(await applyBlockToAccounts(trx, block))];
+    const changed = [...(await liftBlockFromAccounts(trx, row)), ...(await applyBlockToAccounts(rt, trx, row))];
+    return { row, changed };
   });
-  await accountsChanged(rt, changed);
+  await accountsChanged(rt, block.changed);
   await instanceChanged(rt);
+  return block.row;
 }
 
 /** Accounts of the domain and its subdomains. */
-function ofDomain(db: Db, domain: string) {
-  return db
-    .updateTable("accounts")
-    .where((eb) => eb.or([eb("domain", "=", domain), eb("domain", "like", `%.${domain}`)]));
-}
+const ofDomain = (db: Db, domain: string) => db.updateTable("accounts").where(onDomain(domain));
 
 /**
  * Silences or suspends the domain's accounts that are not already, marked with the block's time
- * (as Mastodon's BlockDomainService does), so that lifting it restores exactly those.
+ * (as Mastodon's BlockDomainService does), so that lifting it restores exactly those. Suspending
+ * also severs the follows between them and local accounts.
  */
-async function applyBlockToAccounts(db: Db, block: DomainBlock): Promise<string[]> {
+async function applyBlockToAccounts(rt: Runtime, db: Db, block: DomainBlock): Promise<string[]> {
   if (block.severity === "noop") return [];
   const column = block.severity === "silence" ? "silenced_at" : "suspended_at";
   const rows = await ofDomain(db, block.domain)
@@ -73,6 +88,7 @@ async function applyBlockToAccounts(db: Db, block: DomainBlock): Promise<string[
     .where(column, "is", null)
     .returning("id")
     .execute();
+  if (block.severity === "suspend") await severDomain(rt, db, block.domain);
   return rows.map((r) => r.id);
 }
 
@@ -94,16 +110,18 @@ async function accountsChanged(rt: Runtime, ids: string[]): Promise<void> {
   for (const id of new Set(ids)) await publishEvent(rt, "account.changed", { id });
 }
 
-export async function unblockDomain(rt: Runtime, domain: string): Promise<void> {
-  const changed = await rt.db.transaction().execute(async (trx) => {
-    const block = await trx
+/** Lifts a block and what it imposed on the domain's accounts. */
+export async function unblockDomain(rt: Runtime, domain: string): Promise<DomainBlock> {
+  const { block, changed } = await rt.db.transaction().execute(async (trx) => {
+    const row = await trx
       .deleteFrom("domain_blocks")
       .where("domain", "=", domain.trim().toLowerCase())
       .returningAll()
       .executeTakeFirst();
-    if (!block) throw notFound();
-    return liftBlockFromAccounts(trx, block);
+    if (!row) throw notFound();
+    return { block: row, changed: await liftBlockFromAccounts(trx, row) };
   });
   await accountsChanged(rt, changed);
   await instanceChanged(rt);
+  return block;
 }

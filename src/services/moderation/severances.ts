@@ -1,6 +1,7 @@
 // Relationships severed by moderation (Mastodon's RelationshipSeveranceEvent): when a domain block
 // removes follows, each local account that lost some hears of it by a `severed_relationships`
 // notification telling how many followers and followed accounts went, and why.
+import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
 import type { SeveranceType } from "../../db/schema.ts";
 import { newId } from "../../domain/ids.ts";
@@ -34,13 +35,20 @@ export async function loadSeverances(rt: Runtime, ids: readonly string[]): Promi
   return new Map(rows.map((r) => [r.id, r]));
 }
 
+/** Accounts of `domain` or of its subdomains, as a domain block reaches them. */
+export const onDomain = (domain: string) => {
+  const d = domain.replace(/[\\%_]/g, "\\$&");
+  return sql<boolean>`(domain = ${domain} or domain like ${`%.${d}`} escape '\\' or domain like ${`${d}:%`} escape '\\' or domain like ${`%.${d}:%`} escape '\\')`;
+};
+
 /**
- * Removes every follow (and follow request) between local accounts and accounts of `domain`, inside
+ * Removes every follow (and follow request) between local accounts and accounts of `domain` (and its
+ * subdomains), inside
  * the caller's transaction, recording what each local account lost and notifying it. Returns how
  * many follows went.
  */
 export async function severDomain(rt: Runtime, db: Db, domain: string): Promise<number> {
-  const remote = db.selectFrom("accounts").select("id").where("domain", "=", domain);
+  const remote = db.selectFrom("accounts").select("id").where(onDomain(domain));
   const local = db.selectFrom("accounts").select("id").where("domain", "is", null);
   const lost = await db
     .selectFrom("follows")

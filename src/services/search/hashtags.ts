@@ -1,5 +1,6 @@
 // Hashtags by the start of their name (GET /api/v2/search, type=hashtags), for composer
-// autocomplete: the shortest names first, so an exact match leads, as in Mastodon.
+// autocomplete: the shortest names first, so an exact match leads, as in Mastodon. Tags staff made
+// unlisted are not offered.
 import { sql } from "kysely";
 import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -19,7 +20,8 @@ export async function searchTags(rt: Runtime, s: TagSearch): Promise<Tag[]> {
   let q = rt.db
     .selectFrom("tags")
     .selectAll()
-    .where(sql<boolean>`name like ${`${key.replace(/[\\%_]/g, (m) => `\\${m}`)}%`} escape '\\'`);
+    .where(sql<boolean>`name like ${`${key.replace(/[\\%_]/g, (m) => `\\${m}`)}%`} escape '\\'`)
+    .where((eb) => eb.or([eb("listable", "is", null), eb("listable", "=", true)]));
   if (s.excludeUnreviewed) q = q.where("reviewed_at", "is not", null);
   return q.orderBy(sql`length(name)`).orderBy("name").limit(s.limit).offset(s.offset).execute();
 }

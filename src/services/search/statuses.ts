@@ -4,7 +4,7 @@
 // `indexable` ("in:public"). On top of that, the visibility module decides what the searcher may
 // read at all, so a search never shows more than the timelines would.
 import { type RawBuilder, sql } from "kysely";
-import { PLAN_EACH_RUN } from "../../db/postgres.ts";
+import { PLAN_EACH_RUN } from "../../db/statements.ts";
 import { idFloor } from "../../domain/ids.ts";
 import { type Filter, parseStatusQuery, type StatusQuery } from "../../domain/search_query.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -45,9 +45,14 @@ function libraryIds(v: Cond): Cond {
     union select reblog_of_id from statuses where account_id = ${v} and reblog_of_id is not null and deleted_at is null)`;
 }
 
-/** Public statuses of accounts that opted in ("in:public"). */
-const optedIn = sql`(s.visibility = 'public' and exists (
-  select 1 from accounts fa where fa.id = s.account_id and fa.indexable = ${true}))`;
+/**
+ * Public statuses of accounts that opted in ("in:public"); those of a limited (silenced) account
+ * only for its followers.
+ */
+const optedIn = (v: Cond) => sql`(s.visibility = 'public' and exists (
+  select 1 from accounts fa where fa.id = s.account_id and fa.indexable = ${true}
+  and (fa.silenced_at is null or exists (
+    select 1 from follows ff where ff.account_id = ${v} and ff.target_account_id = fa.id))))`;
 
 async function accountIdOf(rt: Runtime, viewerId: string, acct: string): Promise<string | null> {
   if (acct.toLowerCase() === "me") return viewerId;
@@ -236,7 +241,7 @@ async function searchScope(
   if (s.accountId) where.push(byAuthor(text.indexFirst, s.accountId));
   if (s.minId) where.push(sql`${text.key} > ${s.minId}`);
   if (s.maxId) where.push(sql`${text.key} < ${s.maxId}`);
-  if (scope === "public") where.push(optedIn);
+  if (scope === "public") where.push(optedIn(viewer));
   where.push(visibleTo(viewer, "s"));
   const rows = await sql<{
     id: string;

@@ -1,7 +1,7 @@
 // Trending statuses (GET /api/v1/trends/statuses): public, original statuses of the last two days by
 // accounts that chose to be discoverable, scored by the distinct accounts that favourited or boosted
 // them (the author aside), halving with every HALF_LIFE of the status's age. Then, as every list,
-// only what the viewer may see.
+// only what the viewer may see; a status moderators rejected does not trend.
 
 import { idFloor, idTime } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -10,10 +10,12 @@ import { viewerValue, visibleTo } from "../visibility/sql.ts";
 const WINDOW_MS = 2 * 86_400_000;
 const HALF_LIFE_MS = 12 * 3_600_000;
 
+/** Statuses trending, best first; moderators (`withRejected`) also see those they kept from trending. */
 export async function trendingStatuses(
   rt: Runtime,
   viewerId: string | null,
   page: { limit: number; offset: number },
+  withRejected = false,
 ): Promise<string[]> {
   const now = Date.now();
   const since = idFloor(new Date(now - WINDOW_MS));
@@ -28,7 +30,7 @@ export async function trendingStatuses(
         .$narrowType<{ status_id: string }>()
         .where("deleted_at", "is", null),
     );
-  const rows = await rt.db
+  let query = rt.db
     .selectFrom(interactions.as("i"))
     .innerJoin("statuses as s", "s.id", "i.status_id")
     .innerJoin("accounts as a", "a.id", "s.account_id")
@@ -40,8 +42,9 @@ export async function trendingStatuses(
     .where("a.discoverable", "=", true)
     .whereRef("i.account_id", "!=", "s.account_id")
     .where(visibleTo(viewerValue(viewerId), "s"))
-    .groupBy("s.id")
-    .execute();
+    .groupBy("s.id");
+  if (!withRejected) query = query.where((eb) => eb.or([eb("s.trendable", "is", null), eb("s.trendable", "=", true)]));
+  const rows = await query.execute();
   return rows
     .map((r) => ({ id: r.id, score: Number(r.people) * 0.5 ** ((now - idTime(r.id).getTime()) / HALF_LIFE_MS) }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : -1))

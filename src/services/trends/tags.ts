@@ -18,8 +18,11 @@ export interface TagTrend {
   accounts: number;
 }
 
-/** Tags used in the window, best first; `reviewed` picks allowed ones (true) or unreviewed ones (false). */
-async function scoredTags(rt: Runtime, reviewed: boolean): Promise<TagTrend[]> {
+/**
+ * Tags used in the window, best first: those allowed to trend, those awaiting review, or both
+ * (what moderators review). Tags staff made unlisted do not trend.
+ */
+async function scoredTags(rt: Runtime, which: "allowed" | "pending" | "both"): Promise<TagTrend[]> {
   const now = Date.now();
   let q = rt.db
     .selectFrom("status_tags as st")
@@ -30,7 +33,10 @@ async function scoredTags(rt: Runtime, reviewed: boolean): Promise<TagTrend[]> {
     .where("s.visibility", "=", "public")
     .where(visibleTo(null, "s"))
     .groupBy(["st.tag_id", "s.account_id"]);
-  q = reviewed ? q.where("t.trendable", "=", true) : q.where("t.reviewed_at", "is", null);
+  q = q.where((eb) => eb.or([eb("t.listable", "is", null), eb("t.listable", "=", true)]));
+  if (which === "allowed") q = q.where("t.trendable", "=", true);
+  else if (which === "pending") q = q.where("t.reviewed_at", "is", null);
+  else q = q.where((eb) => eb.or([eb("t.trendable", "=", true), eb("t.reviewed_at", "is", null)]));
   const uses = await q.execute();
   const byTag = new Map<string, { score: number; accounts: number }>();
   for (const u of uses) {
@@ -52,13 +58,18 @@ async function scoredTags(rt: Runtime, reviewed: boolean): Promise<TagTrend[]> {
 }
 
 export async function trendingTags(rt: Runtime, page: { limit: number; offset: number }): Promise<Tag[]> {
-  const scored = await scoredTags(rt, true);
+  const scored = await scoredTags(rt, "allowed");
   return scored.slice(page.offset, page.offset + page.limit).map((t) => t.tag);
 }
 
 /** Tags in use that no operator has reviewed yet, best first. */
 export function tagsToReview(rt: Runtime): Promise<TagTrend[]> {
-  return scoredTags(rt, false);
+  return scoredTags(rt, "pending");
+}
+
+/** Tags trending now or that would once allowed, best first: what moderators review. */
+export function trendCandidates(rt: Runtime): Promise<TagTrend[]> {
+  return scoredTags(rt, "both");
 }
 
 /** An operator's review: the tag may trend publicly (allow) or never (deny). */

@@ -137,3 +137,16 @@ ${descendants.map((s) => renderStatus(s, lang))}`;
     }),
   );
 });
+
+// The ActivityPub ids of accounts and statuses, opened in a browser, lead to their pages (as on
+// Mastodon). Servers asking for ActivityStreams are answered before these routes; what reaches
+// them with such an Accept was not found.
+const wantsActivityStreams = (c: Ctx) => /application\/(?:activity\+json|ld\+json)/.test(c.req.header("accept") ?? "");
+publicPages.get("/users/:username", (c) =>
+  wantsActivityStreams(c) ? c.notFound() : c.redirect(`/@${encodeURIComponent(c.req.param("username"))}`, 302),
+);
+publicPages.get("/users/:username/statuses/:id", (c) =>
+  wantsActivityStreams(c)
+    ? c.notFound()
+    : c.redirect(`/@${encodeURIComponent(c.req.param("username"))}/${encodeURIComponent(c.req.param("id"))}`, 302),
+);
