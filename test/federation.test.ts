@@ -3,7 +3,7 @@
 // favourites, edits, deletes, poll votes, profile updates, unfollowing and blocking.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { eventually, lookupRemote, settleAll, startFederatedServers } from "./federation_rig.ts";
+import { eventually, lookupRemote, settleAll, startFederatedServers, warmActor } from "./federation_rig.ts";
 import { post } from "./fixtures.ts";
 import type { TestServer, TestUser } from "./rig.ts";
 
@@ -21,6 +21,12 @@ before(async () => {
   bob = await b.user("bob");
   carol = await b.user("carol");
   await b.patch("/api/v1/accounts/update_credentials", { token: carol.token, json: { locked: true } });
+  for (const [server, user] of [
+    [a, alice],
+    [b, bob],
+    [b, carol],
+  ] as const)
+    await warmActor(server, user);
 });
 after(async () => {
   await Promise.all([a?.close(), b?.close()]);
@@ -130,6 +136,7 @@ test("a reply from the other server attaches to the thread and notifies", async 
 
 test("a mention in a new post finds the remote account through WebFinger", async () => {
   const dave = await b.user("dave");
+  await warmActor(b, dave);
   const daveHandle = `dave@${new URL(b.url).host}`;
   const status = await post(a, alice, `Hi @${daveHandle}`);
   assert.equal(status.mentions.length, 1);

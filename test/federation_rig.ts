@@ -37,6 +37,15 @@ export async function settleAll(servers: TestServer[]): Promise<void> {
   }
 }
 
+/**
+ * Reads a local actor once, which makes its key pairs: on a loaded machine, making them while
+ * another server waits for the actor can outlast that server's fetch deadline.
+ */
+export async function warmActor(server: TestServer, user: TestUser): Promise<void> {
+  const res = await server.get(`/users/${user.username}`, { headers: { accept: "application/activity+json" } });
+  assert.equal(res.status, 200, res.text);
+}
+
 /** `user@domain` of a user on `server`. */
 export function handle(server: TestServer, user: TestUser): string {
   return `${user.username}@${new URL(server.url).host}`;
