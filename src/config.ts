@@ -370,7 +370,8 @@ function s3Config(v: Record<string, unknown>): S3Config {
   };
 }
 
-function isLoopbackHost(hostWithPort: string): boolean {
+/** `localhost`, a `.localhost` name or 127.0.0.1, with or without a port. */
+export function isLoopbackHost(hostWithPort: string): boolean {
   const host = hostWithPort.replace(/:\d+$/, "");
   return host === "localhost" || host.endsWith(".localhost") || host === "127.0.0.1";
 }

@@ -3,7 +3,7 @@
 // favourites, edits, deletes, poll votes, profile updates, unfollowing and blocking.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { lookupRemote, settleAll, startFederatedServers } from "./federation_rig.ts";
+import { eventually, lookupRemote, settleAll, startFederatedServers, warmActor } from "./federation_rig.ts";
 import { post } from "./fixtures.ts";
 import type { TestServer, TestUser } from "./rig.ts";
 
@@ -21,6 +21,12 @@ before(async () => {
   bob = await b.user("bob");
   carol = await b.user("carol");
   await b.patch("/api/v1/accounts/update_credentials", { token: carol.token, json: { locked: true } });
+  for (const [server, user] of [
+    [a, alice],
+    [b, bob],
+    [b, carol],
+  ] as const)
+    await warmActor(server, user);
 });
 after(async () => {
   await Promise.all([a?.close(), b?.close()]);
@@ -130,6 +136,7 @@ test("a reply from the other server attaches to the thread and notifies", async 
 
 test("a mention in a new post finds the remote account through WebFinger", async () => {
   const dave = await b.user("dave");
+  await warmActor(b, dave);
   const daveHandle = `dave@${new URL(b.url).host}`;
   const status = await post(a, alice, `Hi @${daveHandle}`);
   assert.equal(status.mentions.length, 1);
@@ -264,21 +271,25 @@ test("unfollowing and blocking end the follows on both sides", async () => {
 test("search with resolve finds remote accounts and statuses by address and URL", async () => {
   const frank = await b.user("frank");
   const host = new URL(b.url).host;
-  const byHandle = await a.get("/api/v2/search", {
-    token: alice.token,
-    query: { q: `@frank@${host}`, resolve: "true", type: "accounts" },
+  await eventually(async () => {
+    const byHandle = await a.get("/api/v2/search", {
+      token: alice.token,
+      query: { q: `@frank@${host}`, resolve: "true", type: "accounts" },
+    });
+    assert.equal(byHandle.status, 200, byHandle.text);
+    assert.deepEqual(
+      byHandle.body.accounts.map((x: any) => x.acct),
+      [`frank@${host}`],
+    );
   });
-  assert.equal(byHandle.status, 200, byHandle.text);
-  assert.deepEqual(
-    byHandle.body.accounts.map((x: any) => x.acct),
-    [`frank@${host}`],
-  );
   const status = await post(b, frank, "Find me by my URL");
-  const byUrl = await a.get("/api/v2/search", { token: alice.token, query: { q: status.uri, resolve: "true" } });
-  assert.equal(byUrl.status, 200, byUrl.text);
-  assert.deepEqual(
-    byUrl.body.statuses.map((x: any) => x.uri),
-    [status.uri],
-  );
+  const byUrl = await eventually(async () => {
+    const res = await a.get("/api/v2/search", { token: alice.token, query: { q: status.uri, resolve: "true" } });
+    assert.deepEqual(
+      res.body.statuses.map((x: any) => x.uri),
+      [status.uri],
+    );
+    return res;
+  });
   assert.equal(byUrl.body.statuses[0].account.acct, `frank@${host}`);
 });

@@ -3,6 +3,7 @@
 // retried by the job queue with exponential backoff for about a day; a server that keeps failing
 // opens its circuit breaker, and deliveries to it then fail at once, without a request, until the
 // breaker lets one through again. A refusal (4xx other than 408 and 429) is final, as on Mastodon.
+// One process sends at most PER_SERVER deliveries to a server at once.
 import { signRequest } from "@fedify/fedify";
 import { logger } from "../log.ts";
 import { FetchError } from "../net/fetch.ts";
@@ -30,6 +31,32 @@ const TIMEOUT_MS = 15_000;
 interface Breaker {
   failures: number;
   openUntil: number;
+}
+
+/** Deliveries to one server at once from one process, so that a busy queue does not flood it. */
+const PER_SERVER = 2;
+const active = new Map<string, number>();
+const waiting = new Map<string, (() => void)[]>();
+
+async function acquire(host: string): Promise<void> {
+  while ((active.get(host) ?? 0) >= PER_SERVER) {
+    await new Promise<void>((resolve) => {
+      const queue = waiting.get(host) ?? [];
+      queue.push(resolve);
+      waiting.set(host, queue);
+    });
+  }
+  active.set(host, (active.get(host) ?? 0) + 1);
+}
+
+function release(host: string): void {
+  const left = (active.get(host) ?? 1) - 1;
+  if (left > 0) active.set(host, left);
+  else active.delete(host);
+  const queue = waiting.get(host);
+  const next = queue?.shift();
+  if (queue && queue.length === 0) waiting.delete(host);
+  next?.();
 }
 
 const breakerKey = (host: string) => `federation:breaker:${host}`;
@@ -71,6 +98,7 @@ export async function deliver(rt: Runtime, job: { inbox: string; owner: string; 
   });
   const signed = await signRequest(unsigned, keys.rsa.privateKey, new URL(job.keyId));
   let status: number;
+  await acquire(host);
   try {
     const res = await outgoing(rt.config)(job.inbox, {
       method: "POST",
@@ -88,6 +116,8 @@ export async function deliver(rt: Runtime, job: { inbox: string; owner: string; 
     }
     await failed(rt, host, breaker);
     throw error;
+  } finally {
+    release(host);
   }
   if (status >= 200 && status < 300) {
     if (breaker) await writeBreaker(rt, host, null);

@@ -144,16 +144,10 @@ async function onUndo(ctx: Ctx, activity: Undo): Promise<void> {
   const actorId = await sender(ctx, activity);
   if (!actorId) return;
   const object = await activity.getObject({ crossOrigin: "trust" }).catch(() => null);
-  if (
-    !object ||
-    (object instanceof Follow === false &&
-      !(object instanceof Like) &&
-      !(object instanceof Announce) &&
-      !(object instanceof Block))
-  )
-    return;
+  const undoable =
+    object instanceof Follow || object instanceof Like || object instanceof Announce || object instanceof Block;
   // Only the actor of an activity may take it back.
-  if ((object as Activity).actorId?.href !== activity.actorId?.href) return;
+  if (!undoable || object.actorId?.href !== activity.actorId?.href) return;
   if (object instanceof Follow) {
     const targetId = await localAccountOf(ctx, object.objectId);
     if (targetId) await refusedIsDone(() => unfollow(rt, actorId, targetId));

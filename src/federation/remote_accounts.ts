@@ -12,6 +12,7 @@ import {
   PropertyValue,
   Service,
 } from "@fedify/fedify/vocab";
+import { isLoopbackHost } from "../config.ts";
 import type { AccountField } from "../db/schema.ts";
 import { htmlToPlainText, sanitizeRemoteHtml } from "../domain/text/index.ts";
 import { outgoing } from "../net/outgoing.ts";
@@ -26,9 +27,7 @@ const STALE_MS = 24 * 3600_000;
 
 /** The URL scheme to reach a host: http only for loopback peers when private addresses are allowed. */
 export function schemeFor(rt: Runtime, host: string): "http" | "https" {
-  const name = host.replace(/:\d+$/, "");
-  const loopback = name === "localhost" || name.endsWith(".localhost") || name === "127.0.0.1" || name === "[::1]";
-  return rt.config.allowPrivateAddresses && loopback ? "http" : "https";
+  return rt.config.allowPrivateAddresses && isLoopbackHost(host) ? "http" : "https";
 }
 
 /** The actor URL `user@domain` names, by WebFinger; null when the server does not know it. */
