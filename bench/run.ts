@@ -252,6 +252,9 @@ const lines = [
   `Home timeline: GET /api/v1/timelines/home?limit=20, ${CONNECTIONS} connections, ${DURATION} s per server in turns` +
     ` (${SEED.authors * SEED.statusesPerAuthor} statuses, reader follows ${SEED.readerFollows} of ${SEED.authors} authors)`,
   "",
+  "Target: SQLite back at the earlier versions' 3,326-3,976 requests/s (hello world about 50,000-55,000 then), " +
+    "p99 under 50 ms; PostgreSQL no slower than before the visibility module.",
+  "",
   "| server | requests/s | p50 ms | p99 ms | errors |",
   "|---|---|---|---|---|",
   `| node:http hello world | ${hello.rps} | ${hello.p50} | ${hello.p99} | ${hello.errors} |`,

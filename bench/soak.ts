@@ -104,6 +104,7 @@ if (process.env.BENCH_ONLY !== "sqlite") {
 console.log(
   [
     `Resident memory, default configuration, MB (steady load for ${MINUTES} min)`,
+    "Targets: at most 150 MB after start, at most 300 MB after the home benchmark, no growth over the soak.",
     "",
     "| database | after start | after the home benchmark (req/s) | first minute | last minute | highest | growth |",
     "|---|---|---|---|---|---|---|",

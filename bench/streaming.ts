@@ -214,6 +214,7 @@ async function main() {
     const ms = (v: number) => v.toFixed(1);
     console.log(
       [
+        "Target: post → update at every follower, p99 under 100 ms; memory per idle connection reported.",
         "",
         `| clients | memory per idle connection | post → update at every follower (p50 / p99 / max) | each delivery p99 | public:local delivery p99 | server CPU per post | missed | load average |`,
         "|---|---|---|---|---|---|---|---|",

@@ -176,6 +176,28 @@ test("boosts and favourites travel, and so do their undoing", async () => {
   assert.equal(mine.body.reblogs_count, 0);
 });
 
+test("media travel by their URLs, with their descriptions", async () => {
+  const form = new FormData();
+  const png = await import("sharp").then((m) =>
+    m
+      .default({ create: { width: 8, height: 8, channels: 3, background: "#336699" } })
+      .png()
+      .toBuffer(),
+  );
+  form.append("file", new Blob([new Uint8Array(png)], { type: "image/png" }), "blue.png");
+  form.append("description", "A blue square");
+  const media = await a.post("/api/v2/media", { token: alice.token, multipart: form });
+  assert.equal(media.status, 200, media.text);
+  const status = await post(a, alice, { status: "Look", media_ids: [media.body.id] });
+  await settle();
+  const onB = await statusOn(b, bob, status.uri);
+  assert.equal(onB.media_attachments.length, 1);
+  assert.equal(onB.media_attachments[0].type, "image");
+  assert.equal(onB.media_attachments[0].description, "A blue square");
+  assert.equal(onB.media_attachments[0].remote_url, status.media_attachments[0].url);
+  assert.equal(onB.media_attachments[0].url, status.media_attachments[0].url);
+});
+
 test("edits and deletes reach the copies", async () => {
   const status = await post(a, alice, "First words");
   await settle();
@@ -237,4 +259,26 @@ test("unfollowing and blocking end the follows on both sides", async () => {
   const after = await post(a, alice, "Not for bob");
   await settle();
   assert.equal(await statusOn(b, bob, after.uri), null);
+});
+
+test("search with resolve finds remote accounts and statuses by address and URL", async () => {
+  const frank = await b.user("frank");
+  const host = new URL(b.url).host;
+  const byHandle = await a.get("/api/v2/search", {
+    token: alice.token,
+    query: { q: `@frank@${host}`, resolve: "true", type: "accounts" },
+  });
+  assert.equal(byHandle.status, 200, byHandle.text);
+  assert.deepEqual(
+    byHandle.body.accounts.map((x: any) => x.acct),
+    [`frank@${host}`],
+  );
+  const status = await post(b, frank, "Find me by my URL");
+  const byUrl = await a.get("/api/v2/search", { token: alice.token, query: { q: status.uri, resolve: "true" } });
+  assert.equal(byUrl.status, 200, byUrl.text);
+  assert.deepEqual(
+    byUrl.body.statuses.map((x: any) => x.uri),
+    [status.uri],
+  );
+  assert.equal(byUrl.body.statuses[0].account.acct, `frank@${host}`);
 });

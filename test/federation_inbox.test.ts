@@ -128,3 +128,30 @@ test("a Follow is accepted and the Accept is delivered, signed", async () => {
   assert.ok(accept.headers.digest);
   assert.match(String(accept.headers["user-agent"]), /^Rookery\//);
 });
+
+test("a suspended server's activities are dropped, and nothing is fetched from it", async () => {
+  const host = new URL(mallory.origin).host;
+  await server.rt.db
+    .insertInto("domain_blocks")
+    .values({
+      id: "1",
+      domain: host,
+      severity: "suspend",
+      reject_media: false,
+      reject_reports: false,
+      obfuscate: false,
+      public_comment: null,
+      private_comment: null,
+      created_at: new Date(),
+      updated_at: new Date(),
+    })
+    .execute();
+  try {
+    const activity = create("Hello while suspended");
+    assert.equal(await mallory.send(sharedInbox(), activity), 202);
+    await server.settle();
+    assert.equal((await statusesOf(activity.object.id)).length, 0);
+  } finally {
+    await server.rt.db.deleteFrom("domain_blocks").where("domain", "=", host).execute();
+  }
+});

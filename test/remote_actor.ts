@@ -18,6 +18,8 @@ export interface RemoteActor {
   /** The actor's id. */
   id: string;
   username: string;
+  /** The public key, PEM. */
+  publicKeyPem: string;
   received: Received[];
   /** Signs and POSTs `activity` to `inbox`; answers the HTTP status. */
   send(
@@ -69,6 +71,7 @@ export async function startRemoteActor(username = "mallory"): Promise<RemoteActo
     origin,
     id,
     username,
+    publicKeyPem: pem,
     received,
     async send(inbox, activity, o = {}) {
       const body = JSON.stringify(activity);

@@ -51,6 +51,25 @@ async function submit(browser: Browser, page: string, action: string, values: Re
   return browser.post(action, { ...formFields(html, action), ...values });
 }
 
+/** An app's own token, as apps sign people up with. */
+async function appToken(): Promise<string> {
+  const app = (
+    await server.post("/api/v1/apps", {
+      json: { client_name: "Signups", redirect_uris: "urn:ietf:wg:oauth:2.0:oob", scopes: "read write" },
+    })
+  ).body;
+  const res = await server.post("/oauth/token", {
+    json: {
+      grant_type: "client_credentials",
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      scope: "write",
+    },
+  });
+  assert.equal(res.status, 200, res.text);
+  return res.body.access_token;
+}
+
 test("visitors who are not signed in are sent to sign in, and come back", async () => {
   const anonymous = new Browser(server);
   const res = await anonymous.get("/admin/reports?resolved=1");
@@ -158,15 +177,96 @@ test("a moderator works a report: reads what it cites, takes it, recategorizes, 
   assert.equal((await mod.get("/admin/reports/nope")).status, 404);
 });
 
-test("an admin blocks and unblocks a domain", async () => {
+test("a moderator finds an account and acts on it from a report; the audit log tells", async () => {
+  const mod = await signedIn("mod");
+  const found = await mod.get("/admin/accounts?username=targ");
+  assert.equal(found.status, 200);
+  assert.ok(found.text.includes(`href="/admin/accounts/${target.accountId}"`));
+  assert.doesNotMatch(found.text, /@reporter/);
+  const reportPage = await mod.get(`/admin/reports/${reportId}`);
+  const link = `/admin/accounts/${target.accountId}?report_id=${reportId}`;
+  assert.ok(reportPage.text.includes(`href="${link}"`), "the report leads to the account, with the report");
+  const path = `/admin/accounts/${target.accountId}`;
+  const page = await mod.get(link);
+  assert.match(page.text, /target@example\.test/);
+  const acted = await mod.post(`${path}/action`, {
+    ...formFields(page.text, `${path}/action`),
+    type: "silence",
+    text: "Enough spam",
+  });
+  assert.equal(acted.status, 303);
+  assert.equal(acted.headers.get("location"), `${path}?saved=1`);
+  assert.match((await mod.get(path)).text, /Limited/);
+
+  const api = await server.user("modapi2", { role: "moderator", scopes: ["read", "admin:read"] });
+  const account = (await server.get(`/api/v1/admin/accounts/${target.accountId}`, { token: api.token })).body;
+  assert.equal(account.silenced, true);
+  assert.equal((await server.get(`/api/v1/admin/reports/${reportId}`, { token: api.token })).body.action_taken, true);
+  const warned = (await server.get("/api/v1/notifications", { token: target.token })).body;
+  assert.equal(warned[0]?.type, "moderation_warning");
+  assert.equal(warned[0].moderation_warning.text, "Enough spam");
+
+  const suspended = await submit(mod, path, `${path}/action`, { type: "suspend", text: "" });
+  assert.equal(suspended.status, 303);
+  assert.equal((await server.get(`/api/v1/accounts/${target.accountId}`, { token: api.token })).status, 410);
+  assert.equal((await submit(mod, path, `${path}/unsilence`)).status, 303);
+  assert.equal((await submit(mod, path, `${path}/unsuspend`)).status, 303);
+  assert.equal((await server.get(`/api/v1/accounts/${target.accountId}`, { token: api.token })).status, 200);
+
+  const log = await mod.get("/admin/audit_log");
+  assert.equal(log.status, 200);
+  const rows = [
+    ...log.text.matchAll(
+      /<tr><td>[^<]*<\/td><td>([^<]*)<\/td><td><code>([^<]*)<\/code><\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g,
+    ),
+  ].map((m) => m.slice(1));
+  assert.deepEqual(rows.slice(0, 4), [
+    ["@mod", "unsuspend", "Account target", ""],
+    ["@mod", "unsilence", "Account target", ""],
+    ["@mod", "suspend", "Account target", ""],
+    ["@mod", "resolve", "Report #" + reportId, ""],
+  ]);
+  assert.ok(rows.some(([who, action, , note]) => who === "@mod" && action === "silence" && note === "Enough spam"));
+  assert.equal((await (await signedIn("plain")).get("/admin/audit_log")).status, 403);
+});
+
+test("a moderator approves a pending sign-up, and may not act on an admin", async () => {
+  const pending = await server.user("newcomer");
+  await server.rt.db.updateTable("users").set({ approved: false }).where("id", "=", pending.userId).execute();
+  const mod = await signedIn("mod");
+  const list = await mod.get("/admin/accounts?status=pending");
+  assert.ok(list.text.includes(`href="/admin/accounts/${pending.accountId}"`));
+  assert.doesNotMatch(list.text, /@target/);
+  const path = `/admin/accounts/${pending.accountId}`;
+  assert.equal((await submit(mod, path, `${path}/approve`)).status, 303);
+  const row = await server.rt.db
+    .selectFrom("users")
+    .select("approved")
+    .where("id", "=", pending.userId)
+    .executeTakeFirstOrThrow();
+  assert.equal(Boolean(row.approved), true);
+  assert.doesNotMatch((await mod.get(path)).text, new RegExp(`action="${path}/approve"`));
+
+  const boss = (
+    await server.rt.db.selectFrom("accounts").select("id").where("username", "=", "boss").executeTakeFirstOrThrow()
+  ).id;
+  const refused = await submit(mod, `/admin/accounts/${boss}`, `/admin/accounts/${boss}/action`, { type: "suspend" });
+  assert.equal(refused.status, 403);
+  assert.equal((await server.get(`/api/v1/accounts/${boss}`)).status, 200);
+  assert.equal((await mod.get("/admin/accounts/123")).status, 404);
+});
+
+test("an admin blocks and unblocks a domain, and allows one; the audit log tells", async () => {
   const boss = await signedIn("boss");
   const path = "/admin/domain_blocks";
   const res = await submit(boss, path, path, {
     domain: "https://Spam.Example/about",
     severity: "suspend",
     reject_media: "1",
-    obfuscate: "0", // (the helper reads every checkbox as ticked)
+    reject_reports: "0", // (the helper reads every checkbox as ticked)
+    obfuscate: "0",
     public_comment: "spam",
+    private_comment: "seen in three reports",
   });
   assert.equal(res.status, 303);
   assert.deepEqual(
@@ -175,11 +275,89 @@ test("an admin blocks and unblocks a domain", async () => {
   );
   const page = await boss.get(path);
   assert.match(page.text, /spam\.example/);
+  assert.match(page.text, /seen in three reports/);
   const invalid = await submit(boss, path, path, { domain: "not a domain" });
   assert.equal(invalid.status, 422);
-  const removed = await boss.post(`${path}/remove`, { ...formFields(page.text, `${path}/remove`) });
+  const again = await submit(boss, path, path, { domain: "sub.spam.example", severity: "silence" });
+  assert.equal(again.status, 422);
+  assert.match(again.text, /You have already imposed stricter limits on spam\.example/);
+  const block = await server.rt.db.selectFrom("domain_blocks").select("id").executeTakeFirstOrThrow();
+  const removed = await boss.post(`${path}/${block.id}/remove`, formFields(page.text, `${path}/${block.id}/remove`));
   assert.equal(removed.status, 303);
   assert.deepEqual((await server.get("/api/v1/instance/domain_blocks")).body, []);
+  assert.equal(
+    (await boss.post(`${path}/nope/remove`, formFields(page.text, `${path}/${block.id}/remove`))).status,
+    404,
+  );
+
+  const allows = "/admin/domain_allows";
+  assert.equal((await submit(boss, allows, allows, { domain: "friends.example" })).status, 303);
+  const allowPage = await boss.get(allows);
+  assert.match(allowPage.text, /friends\.example/);
+  const allow = await server.rt.db.selectFrom("domain_allows").select("id").executeTakeFirstOrThrow();
+  assert.equal(
+    (await boss.post(`${allows}/${allow.id}/remove`, formFields(allowPage.text, `${allows}/${allow.id}/remove`)))
+      .status,
+    303,
+  );
+  assert.equal((await server.rt.db.selectFrom("domain_allows").select("id").execute()).length, 0);
+
+  const log = (await boss.get("/admin/audit_log")).text;
+  for (const entry of [
+    "destroy</code></td><td>DomainAllow friends.example",
+    "create</code></td><td>DomainBlock spam.example",
+  ])
+    assert.ok(log.includes(entry), entry);
+});
+
+test("an admin blocks IP networks and email domains; sign-ups from them are refused", async () => {
+  const boss = await signedIn("boss");
+  const token = await appToken();
+  const signUp = (username: string, email: string, ip: string) =>
+    server.post("/api/v1/accounts", {
+      token,
+      headers: { "x-forwarded-for": ip },
+      json: { username, email, password: PASSWORD, agreement: true, locale: "en" },
+    });
+
+  const ips = "/admin/ip_blocks";
+  assert.equal((await (await signedIn("mod")).get(ips)).status, 403, "moderators may not manage blocks");
+  const made = await submit(boss, ips, ips, {
+    ip: "198.51.100.7/24",
+    severity: "sign_up_block",
+    expires_in: String(14 * 86_400),
+    comment: "bot farm",
+  });
+  assert.equal(made.status, 303);
+  const page = await boss.get(ips);
+  assert.match(page.text, /198\.51\.100\.0\/24/);
+  assert.match(page.text, /bot farm/);
+  const bot = await signUp("bot", "bot@mail.example", "198.51.100.99");
+  assert.deepEqual([bot.status, bot.body.error], [403, "This action is not allowed"]);
+  assert.equal((await submit(boss, ips, ips, { ip: "not an address", severity: "no_access" })).status, 422);
+  const row = await server.rt.db.selectFrom("ip_blocks").select(["id", "expires_at"]).executeTakeFirstOrThrow();
+  assert.ok(row.expires_at !== null);
+  assert.equal(
+    (await boss.post(`${ips}/${row.id}/remove`, formFields(page.text, `${ips}/${row.id}/remove`))).status,
+    303,
+  );
+  const human = await signUp("human", "human@mail.example", "198.51.100.99");
+  assert.equal(human.status, 200, human.text);
+
+  const emails = "/admin/email_domain_blocks";
+  assert.equal((await submit(boss, emails, emails, { domain: "spam.test", allow_with_approval: "0" })).status, 303);
+  const refused = await signUp("spammer", "x@mail.spam.test", "203.0.113.9");
+  assert.equal(refused.status, 422);
+  assert.equal(refused.body.details.email[0].error, "ERR_BLOCKED");
+  const emailPage = await boss.get(emails);
+  assert.match(emailPage.text, /spam\.test/);
+  const block = await server.rt.db.selectFrom("email_domain_blocks").select("id").executeTakeFirstOrThrow();
+  assert.equal(
+    (await boss.post(`${emails}/${block.id}/remove`, formFields(emailPage.text, `${emails}/${block.id}/remove`)))
+      .status,
+    303,
+  );
+  assert.equal((await signUp("spammer", "x@mail.spam.test", "203.0.113.9")).status, 200);
 });
 
 test("an admin edits the server settings, texts and rules; the API shows them at once and after a restart", async () => {
@@ -202,19 +380,12 @@ test("an admin edits the server settings, texts and rules; the API shows them at
   assert.equal(v2.contact.account.username, "boss");
   assert.equal(v2.registrations.enabled, false);
   assert.equal((await server.get("/api/v1/instance")).body.title, "Rookery Town");
-  const app = (
-    await server.post("/api/v1/apps", { json: { client_name: "x", redirect_uris: "urn:ietf:wg:oauth:2.0:oob" } })
-  ).body;
-  const token = (
-    await server.post("/oauth/token", {
-      json: { grant_type: "client_credentials", client_id: app.client_id, client_secret: app.client_secret },
-    })
-  ).body.access_token;
+  const token = await appToken();
   const signUp = await server.post("/api/v1/accounts", {
     token,
     json: { username: "late", email: "late@example.test", password: PASSWORD, agreement: true, locale: "en" },
   });
-  assert.equal(signUp.status, 403, "sign-ups are closed");
+  assert.deepEqual([signUp.status, signUp.body.error], [403, "This action is not allowed"], "sign-ups are closed");
 
   const blank = await submit(boss, path, path, { title: " " });
   assert.equal(blank.status, 422);

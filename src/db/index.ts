@@ -4,9 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Kysely, SqliteDialect } from "kysely";
 import { FileMigrationProvider, type Migration, type MigrationProvider, Migrator } from "kysely/migration";
-import pg from "pg";
 import { logger } from "../log.ts";
-import { PreparingClient, RookeryPostgresDialect } from "./postgres.ts";
 import type { Database } from "./schema.ts";
 import { NodeSqliteDatabase } from "./sqlite.ts";
 
@@ -49,6 +47,9 @@ function sqlitePath(url: string): string {
 
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Connection> {
   if (dialectOf(url) === "postgres") {
+    // Loaded for PostgreSQL only: a server on SQLite never loads node-postgres in any thread.
+    const { default: pg } = await import("pg");
+    const { PreparingClient, RookeryPostgresDialect } = await import("./postgres.ts");
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? 4,

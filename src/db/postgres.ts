@@ -14,6 +14,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import { logger } from "../log.ts";
+import { PLAN_EACH_RUN } from "./statements.ts";
 
 /** Compiles `x in (…values)` to `x = any($1)` and `x not in (…)` to `x <> all($1)`. */
 class ArrayListCompiler extends PostgresQueryCompiler {
@@ -64,13 +65,6 @@ function idList(value: unknown): unknown {
 }
 
 const log = logger("db");
-
-/**
- * Leads the text of a statement whose best plan depends on its values (full-text search: a rare
- * word or a common one). Such a statement is sent unnamed, so PostgreSQL plans it for the values
- * of each run rather than settle, after five runs, on one generic plan for every word.
- */
-export const PLAN_EACH_RUN = "/* plan each run */";
 
 /**
  * A client that prepares every query with parameters (those without may hold several statements).

@@ -138,6 +138,8 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     if (this.#ownsCheckpoints) {
       this.#checkpoints = new Worker(new URL("./sqlite_checkpoints.ts", import.meta.url), {
         workerData: { path, restartLogAt },
+        // It holds one connection and a timer: a small heap keeps it to a few MB.
+        resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 },
       });
       this.#checkpoints.unref();
       // Should the worker fail, SQLite goes back to checkpointing in commits.

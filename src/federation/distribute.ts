@@ -26,6 +26,7 @@ import { DELIVERY_MAX_ATTEMPTS } from "./delivery.ts";
 import { federationOf } from "./federation.ts";
 import { localAccountByUsername } from "./local_rows.ts";
 import { loadNoteParts, noteObject } from "./note.ts";
+import { refused } from "./peers.ts";
 import { instant } from "./temporal.ts";
 
 interface Audience {
@@ -315,7 +316,9 @@ async function inboxes(rt: Runtime, audience: Audience): Promise<string[]> {
       if (inbox) found.add(inbox);
     }
   }
-  return [...found];
+  const open: string[] = [];
+  for (const inbox of found) if (!(await refused(rt, inbox))) open.push(inbox);
+  return open;
 }
 
 export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["federation.distribute"]): Promise<void> {

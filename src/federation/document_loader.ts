@@ -7,6 +7,7 @@ import {
   type DocumentLoader,
   type DocumentLoaderFactory,
   preloadedContexts,
+  type RemoteDocument,
   signRequest,
 } from "@fedify/fedify";
 import type { Config } from "../config.ts";
@@ -39,6 +40,33 @@ function loader(config: Config, sign?: Sign): DocumentLoader {
 export function documentLoaderFactory(config: Config): DocumentLoaderFactory {
   const plain = loader(config);
   return () => plain;
+}
+
+/** JSON-LD contexts fetched by this process, by URL: they do not change. */
+const contexts = new Map<string, RemoteDocument>();
+const MAX_CONTEXTS = 200;
+
+/**
+ * Contexts: the ones Fedify carries, else fetched once. A context that cannot be had (Pleroma's
+ * `litepub-0.1.jsonld` from a server that is down) counts as empty, as Mastodon, which reads
+ * activities as plain JSON, would not notice it: the ActivityStreams terms still resolve.
+ */
+export function contextLoaderFactory(config: Config): DocumentLoaderFactory {
+  const plain = loader(config);
+  const load: DocumentLoader = async (url) => {
+    const known = contexts.get(url);
+    if (known) return known;
+    let document: RemoteDocument;
+    try {
+      document = await plain(url);
+    } catch {
+      return { contextUrl: null, documentUrl: url, document: { "@context": {} } };
+    }
+    if (contexts.size >= MAX_CONTEXTS) contexts.delete(contexts.keys().next().value as string);
+    contexts.set(url, document);
+    return document;
+  };
+  return () => load;
 }
 
 export function authenticatedDocumentLoaderFactory(config: Config): AuthenticatedDocumentLoaderFactory {

@@ -2,17 +2,18 @@
 // key-value store and message queue live in Rookery's database and job queue, every remote
 // document is read through src/net, and the dispatchers below serve this server's actors, objects
 // and collections. Inbox listeners are in inbox.ts.
-import { createFederation, type Federation } from "@fedify/fedify";
+import { createFederation, type Federation, type RequestContext } from "@fedify/fedify";
 import { Create, Hashtag, Note, type Recipient } from "@fedify/fedify/vocab";
 import type { Runtime } from "../runtime.ts";
 import { INSTANCE_ACTOR, instanceActor, localActor } from "./actor.ts";
-import { authenticatedDocumentLoaderFactory, documentLoaderFactory } from "./document_loader.ts";
+import { authenticatedDocumentLoaderFactory, contextLoaderFactory, documentLoaderFactory } from "./document_loader.ts";
 import { registerInbox } from "./inbox.ts";
 import { actorKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
 import { databaseKvStore } from "./kv_store.ts";
 import { localAccountByUsername, publicLocalStatusId } from "./local_rows.ts";
 import { jobMessageQueue } from "./message_queue.ts";
 import { loadNoteParts, noteObject } from "./note.ts";
+import { refused } from "./peers.ts";
 import { Temporal } from "./temporal.ts";
 
 const federations = new WeakMap<Runtime, Federation<Runtime>>();
@@ -34,6 +35,19 @@ async function accountIdOf(rt: Runtime, identifier: string): Promise<string | nu
 
 const PAGE = 40;
 
+/**
+ * Who may read objects and collections: anyone, or in secure mode (AUTHORIZED_FETCH) only a signed
+ * request from a server this one deals with, as on Mastodon. Actors stay readable to anyone, so
+ * that a server can fetch the key that its signed request is checked with.
+ */
+function authorizedReader(rt: Runtime) {
+  return async (ctx: RequestContext<Runtime>): Promise<boolean> => {
+    if (!rt.config.authorizedFetch) return true;
+    const key = await ctx.getSignedKey().catch(() => null);
+    return key?.id != null && !(await refused(rt, key.id));
+  };
+}
+
 function buildFederation(rt: Runtime): Federation<Runtime> {
   const federation = createFederation<Runtime>({
     kv: databaseKvStore(rt.db),
@@ -41,7 +55,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
     manuallyStartQueue: true,
     origin: rt.config.origin,
     documentLoaderFactory: documentLoaderFactory(rt.config),
-    contextLoaderFactory: documentLoaderFactory(rt.config),
+    contextLoaderFactory: contextLoaderFactory(rt.config),
     authenticatedDocumentLoaderFactory: authenticatedDocumentLoaderFactory(rt.config),
     // A signature's Date may be an hour off either way, as Mastodon allows.
     signatureTimeWindow: Temporal.Duration.from({ hours: 1 }),
@@ -65,12 +79,14 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       return [pairs.rsa, pairs.ed25519];
     });
 
-  federation.setObjectDispatcher(Note, "/users/{username}/statuses/{id}", async (_ctx, values) => {
-    const id = await publicLocalStatusId(rt, values.username, values.id);
-    const parts = id ? await loadNoteParts(rt, id) : null;
-    // A poll is a Question; Fedify serves whatever object the dispatcher returns.
-    return parts ? (noteObject(rt, parts) as Note) : null;
-  });
+  federation
+    .setObjectDispatcher(Note, "/users/{username}/statuses/{id}", async (_ctx, values) => {
+      const id = await publicLocalStatusId(rt, values.username, values.id);
+      const parts = id ? await loadNoteParts(rt, id) : null;
+      // A poll is a Question; Fedify serves whatever object the dispatcher returns.
+      return parts ? (noteObject(rt, parts) as Note) : null;
+    })
+    .authorize(authorizedReader(rt));
 
   federation
     .setFollowersDispatcher("/users/{identifier}/followers", async (_ctx, identifier, cursor) => {
@@ -95,7 +111,8 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       return { items, nextCursor: rows.length === PAGE ? rows[rows.length - 1].id : null };
     })
     .setCounter(async (_ctx, identifier) => (await localAccountByUsername(rt, identifier))?.followers_count ?? null)
-    .setFirstCursor(() => "");
+    .setFirstCursor(() => "")
+    .authorize(authorizedReader(rt));
 
   federation
     .setFollowingDispatcher("/users/{identifier}/following", async (_ctx, identifier, cursor) => {
@@ -118,7 +135,8 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       };
     })
     .setCounter(async (_ctx, identifier) => (await localAccountByUsername(rt, identifier))?.following_count ?? null)
-    .setFirstCursor(() => "");
+    .setFirstCursor(() => "")
+    .authorize(authorizedReader(rt));
 
   federation
     .setOutboxDispatcher("/users/{identifier}/outbox", async (_ctx, identifier, cursor) => {
@@ -154,7 +172,8 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       return { items, nextCursor: rows.length === PAGE ? rows[rows.length - 1].id : null };
     })
     .setCounter(async (_ctx, identifier) => (await localAccountByUsername(rt, identifier))?.statuses_count ?? null)
-    .setFirstCursor(() => "");
+    .setFirstCursor(() => "")
+    .authorize(authorizedReader(rt));
 
   federation.setFeaturedDispatcher("/users/{identifier}/collections/featured", async (_ctx, identifier) => {
     const account = await localAccountByUsername(rt, identifier);

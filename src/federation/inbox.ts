@@ -33,6 +33,7 @@ import { deleteStatus } from "../services/statuses/delete.ts";
 import { favourite, reblog, unfavourite, unreblog } from "../services/statuses/interactions.ts";
 import { INSTANCE_ACTOR } from "./actor.ts";
 import { localAccountByUsername } from "./local_rows.ts";
+import { refused } from "./peers.ts";
 import { accountByUri, storeActor } from "./remote_accounts.ts";
 import { isStatusObject, statusByUri, statusFromUri, storeStatus, updateStatus } from "./remote_statuses.ts";
 import { recordRemoteVote } from "./remote_votes.ts";
@@ -246,21 +247,29 @@ async function onBlock(ctx: Ctx, activity: Block): Promise<void> {
   await refusedIsDone(() => block(ctx.data, actorId, targetId));
 }
 
+/** Activities of servers this one does not deal with (suspended, or not allowed) are dropped. */
+function fromPeer<A extends Activity>(listener: (ctx: Ctx, activity: A) => Promise<void>) {
+  return async (ctx: Ctx, activity: A) => {
+    if (!activity.actorId || (await refused(ctx.data, activity.actorId))) return;
+    await listener(ctx, activity);
+  };
+}
+
 export function registerInbox(rt: Runtime, federation: Federation<Runtime>): void {
   federation
     .setInboxListeners("/users/{identifier}/inbox", "/inbox")
     // Fetches made while handling the shared inbox are signed by the instance actor.
     .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }))
-    .on(Follow, onFollow)
-    .on(Accept, onAccept)
-    .on(Reject, onReject)
-    .on(Undo, onUndo)
-    .on(Create, onCreate)
-    .on(Update, onUpdate)
-    .on(Delete, onDelete)
-    .on(Announce, onAnnounce)
-    .on(Like, onLike)
-    .on(Block, onBlock)
+    .on(Follow, fromPeer(onFollow))
+    .on(Accept, fromPeer(onAccept))
+    .on(Reject, fromPeer(onReject))
+    .on(Undo, fromPeer(onUndo))
+    .on(Create, fromPeer(onCreate))
+    .on(Update, fromPeer(onUpdate))
+    .on(Delete, fromPeer(onDelete))
+    .on(Announce, fromPeer(onAnnounce))
+    .on(Like, fromPeer(onLike))
+    .on(Block, fromPeer(onBlock))
     .onError((_ctx, error) => {
       log.warn("An inbox activity failed on {domain}: {error}", {
         domain: rt.config.localDomain,

@@ -3,10 +3,11 @@
 // hashtags, content warning and language map, and `updated` after an edit.
 
 import { LanguageString } from "@fedify/fedify";
-import { Collection, Hashtag, Mention, Note, PUBLIC_COLLECTION, Question } from "@fedify/fedify/vocab";
+import { Collection, Document, Hashtag, Mention, Note, PUBLIC_COLLECTION, Question } from "@fedify/fedify/vocab";
 import type { Selectable } from "kysely";
 import type { StatusesTable } from "../db/schema.ts";
 import { urls } from "../domain/urls.ts";
+import { mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
 import { instant } from "./temporal.ts";
 
@@ -19,6 +20,13 @@ export interface NoteParts {
   tags: string[];
   parentUri: string | null;
   poll: { options: string[]; tallies: number[]; multiple: boolean; expires_at: Date; voters_count: number } | null;
+  media: {
+    url: string;
+    mediaType: string | null;
+    description: string | null;
+    width: number | null;
+    height: number | null;
+  }[];
 }
 
 /** What a status's object is made of, or null when it does not exist (or is a boost). */
@@ -50,6 +58,14 @@ export async function loadNoteParts(rt: Runtime, statusId: string): Promise<Note
       : undefined,
     row.poll_id ? rt.db.selectFrom("polls").selectAll().where("id", "=", row.poll_id).executeTakeFirst() : undefined,
   ]);
+  const media = await rt.db
+    .selectFrom("media_attachments")
+    .selectAll()
+    .where("status_id", "=", statusId)
+    .where("position", "is not", null)
+    .orderBy("position")
+    .execute();
+  const storage = mediaStorage(rt.config);
   return {
     row,
     author,
@@ -61,6 +77,20 @@ export async function loadNoteParts(rt: Runtime, statusId: string): Promise<Note
     tags: tags.map((t) => t.display_name),
     parentUri: parent?.uri ?? null,
     poll: poll ?? null,
+    media: media.flatMap((m) => {
+      const url = m.file_key ? storage.url(m.file_key) : m.remote_url;
+      const size = m.meta.original ?? {};
+      if (!url) return [];
+      return [
+        {
+          url,
+          mediaType: m.content_type,
+          description: m.description,
+          width: typeof size.width === "number" ? size.width : null,
+          height: typeof size.height === "number" ? size.height : null,
+        },
+      ];
+    }),
   };
 }
 
@@ -111,6 +141,16 @@ export function noteObject(rt: Runtime, parts: NoteParts): Note | Question {
     sensitive: row.sensitive,
     contents: row.language ? [content, new LanguageString(content, row.language)] : [content],
     tags,
+    attachments: parts.media.map(
+      (m) =>
+        new Document({
+          url: new URL(m.url),
+          mediaType: m.mediaType,
+          name: m.description,
+          width: m.width,
+          height: m.height,
+        }),
+    ),
   };
   if (!parts.poll) return new Note(values);
   const poll = parts.poll;

@@ -18,6 +18,8 @@ import { outgoing } from "../net/outgoing.ts";
 import type { Runtime } from "../runtime.ts";
 import { accountRow, insertAccount } from "../services/accounts/account_row.ts";
 import { publishEvent } from "../streaming/events.ts";
+import { INSTANCE_ACTOR } from "./actor.ts";
+import { peerPolicy, refused } from "./peers.ts";
 
 /** A remote actor is read again when its row is older than this, as Mastodon does. */
 const STALE_MS = 24 * 3600_000;
@@ -126,6 +128,11 @@ export async function storeActor(rt: Runtime, actor: Actor): Promise<string | nu
   }
 }
 
+/** Fetches signed by the instance actor, for servers that answer signed fetches only (secure mode). */
+export function signedLoader(ctx: Context<Runtime>) {
+  return ctx.getDocumentLoader({ identifier: INSTANCE_ACTOR });
+}
+
 /** The account of an actor URL: stored already (and fresh), or read now. */
 export async function accountByUri(rt: Runtime, ctx: Context<Runtime>, uri: string): Promise<string | null> {
   const row = await rt.db
@@ -136,7 +143,8 @@ export async function accountByUri(rt: Runtime, ctx: Context<Runtime>, uri: stri
   if (row && (row.domain === null || (row.fetched_at && Date.now() - row.fetched_at.getTime() < STALE_MS))) {
     return row.id;
   }
-  const actor = await ctx.lookupObject(uri).catch(() => null);
+  if (await refused(rt, uri)) return row?.id ?? null;
+  const actor = await ctx.lookupObject(uri, { documentLoader: await signedLoader(ctx) }).catch(() => null);
   if (!actor || !isActor(actor)) return row?.id ?? null;
   return (await storeActor(rt, actor)) ?? row?.id ?? null;
 }
@@ -150,7 +158,7 @@ export async function resolveAcct(rt: Runtime, ctx: Context<Runtime>, username: 
     .where("acct_key", "=", `${username.toLowerCase()}@${host === rt.config.localDomain ? "" : host}`)
     .executeTakeFirst();
   if (known) return known.id;
-  if (host === rt.config.localDomain) return null;
+  if (host === rt.config.localDomain || (await peerPolicy(rt, host)).refused) return null;
   const url = await webFingerActorUrl(rt, username, host).catch(() => null);
   return url ? accountByUri(rt, ctx, url) : null;
 }

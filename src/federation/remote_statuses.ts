@@ -4,17 +4,26 @@
 // local accounts it mentions. Storing the same object again returns the stored status. Parents of
 // replies are fetched up to a few levels deep.
 import type { Context } from "@fedify/fedify";
-import { type Object as ApObject, Hashtag, Mention, Note, PUBLIC_COLLECTION, Question } from "@fedify/fedify/vocab";
+import {
+  type Object as ApObject,
+  Document,
+  Hashtag,
+  Mention,
+  Note,
+  PUBLIC_COLLECTION,
+  Question,
+} from "@fedify/fedify/vocab";
 import { sql } from "kysely";
 import type { Db } from "../db/index.ts";
-import type { Visibility } from "../db/schema.ts";
+import type { MediaType, Visibility } from "../db/schema.ts";
 import { newId } from "../domain/ids.ts";
 import { isValidHashtag, sanitizeRemoteHtml } from "../domain/text/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { addMentions, addTags, replaceMentions, replaceTags } from "../services/statuses/compose.ts";
 import { statusPosted } from "../services/statuses/side_effects.ts";
 import { publishEvent } from "../streaming/events.ts";
-import { accountByUri } from "./remote_accounts.ts";
+import { peerPolicy, refused } from "./peers.ts";
+import { accountByUri, signedLoader } from "./remote_accounts.ts";
 
 /** How many parents up a reply's thread are fetched. */
 export const MAX_PARENT_DEPTH = 3;
@@ -62,6 +71,31 @@ async function textParts(object: StatusObject) {
     mentionUris,
     tags,
   };
+}
+
+/** Mastodon shows at most four attachments of a remote status. */
+const MAX_ATTACHMENTS = 4;
+
+function mediaTypeOf(contentType: string | null): MediaType {
+  if (contentType?.startsWith("image/")) return "image";
+  if (contentType?.startsWith("video/")) return "video";
+  if (contentType?.startsWith("audio/")) return "audio";
+  return "unknown";
+}
+
+/** The attachments of an object, referenced by their remote URLs (nothing is copied here yet). */
+async function attachmentsOf(object: StatusObject) {
+  const found: { url: string; contentType: string | null; description: string | null; type: MediaType }[] = [];
+  for await (const item of object.getAttachments()) {
+    if (found.length >= MAX_ATTACHMENTS) break;
+    if (!(item instanceof Document)) continue;
+    const url = item.url instanceof URL ? item.url.href : (item.url?.href?.href ?? null);
+    if (!url || !/^https?:/.test(url)) continue;
+    const contentType = item.mediaType ?? null;
+    const description = item.name ? String(item.name).slice(0, 1500) : null;
+    found.push({ url, contentType, description, type: mediaTypeOf(contentType) });
+  }
+  return found;
 }
 
 /** The ids of stored accounts among `uris`: local ones, and remote ones already known. */
@@ -114,8 +148,8 @@ export async function statusFromUri(
 ): Promise<string | null> {
   const stored = await statusByUri(rt.db, uri);
   if (stored) return stored.deleted_at ? null : stored.id;
-  if (new URL(uri).host === new URL(rt.config.origin).host) return null;
-  const object = await ctx.lookupObject(uri).catch(() => null);
+  if (new URL(uri).host === new URL(rt.config.origin).host || (await refused(rt, uri))) return null;
+  const object = await ctx.lookupObject(uri, { documentLoader: await signedLoader(ctx) }).catch(() => null);
   if (!isStatusObject(object)) return null;
   return storeStatus(rt, ctx, object, depth);
 }
@@ -156,6 +190,8 @@ export async function storeStatus(
   const text = await textParts(object);
   const mentioned = await knownAccounts(rt, text.mentionUris);
   const poll = await pollOf(object);
+  // A server whose media are rejected has its statuses stored without them.
+  const media = (await peerPolicy(rt, object.id.host)).rejectMedia ? [] : await attachmentsOf(object).catch(() => []);
   const visibility = visibilityOf(object, author.followers_url);
   const id = newId();
   const created = object.published ? new Date(object.published.epochMilliseconds) : new Date();
@@ -195,6 +231,31 @@ export async function storeStatus(
     await trx.insertInto("status_stats").values({ status_id: id }).execute();
     await addMentions(trx, id, mentioned);
     await addTags(trx, id, text.tags, now);
+    for (const [position, m] of media.entries()) {
+      await trx
+        .insertInto("media_attachments")
+        .values({
+          id: newId(),
+          account_id: authorId,
+          status_id: id,
+          position,
+          scheduled_status_id: null,
+          type: m.type,
+          processing: "done",
+          upload_key: null,
+          file_key: null,
+          preview_key: null,
+          content_type: m.contentType,
+          file_size: 0,
+          meta: JSON.stringify({}),
+          description: m.description,
+          blurhash: null,
+          remote_url: m.url,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    }
     if (poll) {
       const pollId = newId();
       await trx

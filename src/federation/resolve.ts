@@ -3,7 +3,8 @@
 import { isActor } from "@fedify/fedify/vocab";
 import type { Runtime } from "../runtime.ts";
 import { federationOf } from "./federation.ts";
-import { accountByUri, resolveAcct } from "./remote_accounts.ts";
+import { refused } from "./peers.ts";
+import { accountByUri, resolveAcct, signedLoader } from "./remote_accounts.ts";
 import { statusFromUri } from "./remote_statuses.ts";
 
 const contextOf = (rt: Runtime) => federationOf(rt).createContext(new URL(rt.config.origin), rt);
@@ -19,7 +20,8 @@ export async function resolveUrl(
   url: string,
 ): Promise<{ accountId: string } | { statusId: string } | null> {
   const ctx = contextOf(rt);
-  const object = await ctx.lookupObject(url).catch(() => null);
+  if (await refused(rt, url).catch(() => true)) return null;
+  const object = await ctx.lookupObject(url, { documentLoader: await signedLoader(ctx) }).catch(() => null);
   if (!object?.id) return null;
   if (isActor(object)) {
     const accountId = await accountByUri(rt, ctx, object.id.href);

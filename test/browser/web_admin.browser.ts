@@ -66,6 +66,34 @@ test("a moderator handles a report through the pages", { skip }, async (t) => {
   });
 });
 
+test("a moderator suspends the reported account from the report; the API answers 410; the audit log tells", {
+  skip,
+}, async (t) => {
+  await inPage(t, browser, async (page) => {
+    await signIn(page, "mod", `/admin/reports/${reportId}`);
+    await page.getByRole("link", { name: "Act on this account" }).click();
+    await page.waitForURL(`**/admin/accounts/${target.accountId}?report_id=${reportId}`);
+    await page.getByLabel("Suspend").check();
+    await page.getByLabel("Note to the account").fill("Spam, again and again");
+    await page.getByRole("button", { name: "Perform action" }).click();
+    await page.getByRole("status").waitFor();
+    assert.match(await page.locator("main table").innerText(), /Suspended/);
+
+    const reader = await server.user("reader");
+    const gone = await server.get(`/api/v1/accounts/${target.accountId}`, { token: reader.token });
+    assert.equal(gone.status, 410);
+
+    await page.getByRole("link", { name: "Audit log" }).click();
+    const first = page.locator("main tbody tr").first();
+    assert.deepEqual((await first.locator("td").allInnerTexts()).slice(1), [
+      "@mod",
+      "suspend",
+      "Account target",
+      "Spam, again and again",
+    ]);
+  });
+});
+
 test("an admin blocks a domain and renames the server", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
     await signIn(page, "boss", "/admin/domain_blocks");

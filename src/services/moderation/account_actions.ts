@@ -117,7 +117,7 @@ export async function takeAction(rt: Runtime, actor: Staff, id: string, input: A
     const identifier = acctOf(account);
     if (type !== "none") {
       await logAction(trx, actor, {
-        action: type === "sensitive" ? "sensitive" : type,
+        action: type,
         targetType: type === "disable" ? "User" : "Account",
         targetId: account.id,
         identifier,

@@ -36,8 +36,10 @@ export async function loadSeverances(rt: Runtime, ids: readonly string[]): Promi
 }
 
 /** Accounts of `domain` or of its subdomains, as a domain block reaches them. */
-export const onDomain = (domain: string) =>
-  sql<boolean>`(domain = ${domain} or domain like ${`%.${domain.replace(/[\\%_]/g, "\\$&")}`} escape '\\')`;
+export const onDomain = (domain: string) => {
+  const d = domain.replace(/[\\%_]/g, "\\$&");
+  return sql<boolean>`(domain = ${domain} or domain like ${`%.${d}`} escape '\\' or domain like ${`${d}:%`} escape '\\' or domain like ${`%.${d}:%`} escape '\\')`;
+};
 
 /**
  * Removes every follow (and follow request) between local accounts and accounts of `domain` (and its

@@ -1,15 +1,20 @@
 // GET /api/v2/search: accounts, hashtags and statuses for one query, each searched when the query
 // suits it, as Mastodon decides: no accounts for "#tag", no hashtags for "user@domain", and
 // statuses only for a signed-in searcher and not for a lone "#tag" or "@user". A URL with
-// `resolve` answers what it names among the accounts and statuses known here (fetching unknown
-// ones needs federation, which Rookery does not have yet).
+// `resolve` answers what it names, asking its server for it when it is not known here yet; so is a
+// `user@domain` of another server with `resolve`.
 import { ApiError } from "../../domain/errors.ts";
+import { resolveRemoteAccount, resolveUrl } from "../../federation/resolve.ts";
 import type { Runtime } from "../../runtime.ts";
+import { isLocalDomain } from "../accounts/accounts.ts";
 import { searchAccounts } from "../accounts/search.ts";
 import type { Tag } from "../statuses/tags.ts";
 import { viewerValue, visibleTo } from "../visibility/sql.ts";
 import { searchTags } from "./hashtags.ts";
 import { searchStatuses } from "./statuses.ts";
+
+/** `user@domain` or `@user@domain`. */
+const REMOTE_HANDLE = /^@?([A-Za-z0-9_.-]+)@([A-Za-z0-9.-]+(?::\d{1,5})?)$/;
 
 export type SearchType = "accounts" | "hashtags" | "statuses";
 
@@ -55,7 +60,13 @@ export async function search(rt: Runtime, viewerId: string | null, s: Search): P
   if (viewerId === null && s.offset > 0)
     throw new ApiError(401, "Search queries pagination is not supported without authentication");
   const q = s.q.trim();
-  if (s.resolve && /^https?:\/\/\S+$/i.test(q)) return knownByUrl(rt, viewerId, q);
+  if (s.resolve && /^https?:\/\/\S+$/i.test(q)) {
+    const known = await knownByUrl(rt, viewerId, q);
+    if (known.accounts.length > 0 || known.statuses.length > 0) return known;
+    return (await resolveUrl(rt, q)) ? knownByUrl(rt, viewerId, q) : known;
+  }
+  const handle = REMOTE_HANDLE.exec(q);
+  if (s.resolve && handle && !isLocalDomain(rt, handle[2])) await resolveRemoteAccount(rt, handle[1], handle[2]);
   const wanted = (type: SearchType) => s.type === undefined || s.type === "" || s.type === type;
   const lone = !q.includes(" ");
   const none = Promise.resolve([]);

@@ -4,7 +4,7 @@
 // `indexable` ("in:public"). On top of that, the visibility module decides what the searcher may
 // read at all, so a search never shows more than the timelines would.
 import { type RawBuilder, sql } from "kysely";
-import { PLAN_EACH_RUN } from "../../db/postgres.ts";
+import { PLAN_EACH_RUN } from "../../db/statements.ts";
 import { idFloor } from "../../domain/ids.ts";
 import { type Filter, parseStatusQuery, type StatusQuery } from "../../domain/search_query.ts";
 import type { Runtime } from "../../runtime.ts";

@@ -11,8 +11,11 @@ import type { AdminMessages } from "../locales/admin/en.ts";
 /** The sections of the web admin, in the order of the menu, with the permission each needs. */
 export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permission: Permission }[] = [
   { key: "reports", path: "/admin/reports", permission: "manageReports" },
+  { key: "accounts", path: "/admin/accounts", permission: "manageUsers" },
   { key: "domains", path: "/admin/domain_blocks", permission: "manageFederation" },
+  { key: "blocks", path: "/admin/ip_blocks", permission: "manageBlocks" },
   { key: "settings", path: "/admin/settings", permission: "manageSettings" },
+  { key: "auditLog", path: "/admin/audit_log", permission: "viewAuditLog" },
 ];
 
 interface Viewer {
@@ -26,10 +29,8 @@ export const formToken = (v: Viewer) =>
   html`<input type="hidden" name="authenticity_token" value="${v.csrf}"><input type="hidden" name="lang" value="${v.lang.locale}">`;
 
 /** A one-button form posting to `action`. */
-export const button = (v: Viewer, action: string, label: string, fields: Record<string, string> = {}) =>
-  html`<form class="inline" method="post" action="${action}">${formToken(v)}${Object.entries(fields).map(
-    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
-  )}<button type="submit">${label}</button></form>`;
+export const button = (v: Viewer, action: string, label: string) =>
+  html`<form class="inline" method="post" action="${action}">${formToken(v)}<button type="submit">${label}</button></form>`;
 
 function nav(v: Viewer, current: string | null) {
   const t = v.lang.t.admin.nav;

@@ -9,12 +9,15 @@ import { inactiveReason } from "../../domain/user_state.ts";
 import { type AppEnv, type Ctx, params } from "../../http/hono.ts";
 import type { Params } from "../../http/params.ts";
 import type { SessionUser } from "../../services/auth/sessions.ts";
+import type { Staff } from "../../services/moderation/staff.ts";
 import { type Language, pickLanguage } from "../i18n.ts";
 import { csrfToken, validCsrf, webUser } from "../session.ts";
 import { adminMessage } from "./frame.ts";
 
-export interface Staff {
+export interface StaffVisit {
   user: SessionUser;
+  /** The signed-in member of staff, as the moderation services take them. */
+  actor: Staff;
   lang: Language;
   /** The token to put in every form of the page. */
   csrf: string;
@@ -22,7 +25,7 @@ export interface Staff {
   params: Params;
 }
 
-type StaffHandler = (c: Ctx, staff: Staff) => Promise<Response>;
+type StaffHandler = (c: Ctx, staff: StaffVisit) => Promise<Response>;
 
 /** Where to come back to after signing in: the page itself (a form's page, for a POST). */
 function returnTo(c: Ctx): string {
@@ -46,7 +49,7 @@ export function adminRoute(permission: Permission, handler: StaffHandler): Handl
       return c.html(adminMessage(c, { lang, csrf, user, title: t.failed, message: t.expired }), 422);
     }
     try {
-      return await handler(c, { user, lang, csrf, params: all });
+      return await handler(c, { user, actor: { accountId: user.accountId, role: user.role }, lang, csrf, params: all });
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
       // The services' own messages are in English, as in the API.

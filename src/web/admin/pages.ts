@@ -2,6 +2,9 @@
 // section the visitor's role may use.
 import { can } from "../../domain/roles.ts";
 import { router } from "../../http/hono.ts";
+import { accountPages } from "./accounts.ts";
+import { auditLogPages } from "./audit_log.ts";
+import { blockPages } from "./blocks.ts";
 import { domainPages } from "./domains.ts";
 import { SECTIONS } from "./frame.ts";
 import { adminRoute } from "./guard.ts";
@@ -20,5 +23,8 @@ adminPages.get(
 );
 
 adminPages.route("/", reportPages);
+adminPages.route("/", accountPages);
 adminPages.route("/", domainPages);
+adminPages.route("/", blockPages);
 adminPages.route("/", settingsPages);
+adminPages.route("/", auditLogPages);

@@ -3,6 +3,7 @@
 import { html, raw } from "hono/html";
 import type { ReportCategory } from "../../db/schema.ts";
 import { isId } from "../../domain/ids.ts";
+import { can } from "../../domain/roles.ts";
 import { router } from "../../http/hono.ts";
 import { renderAdminReports } from "../../serializers/admin_report.ts";
 import {
@@ -16,7 +17,7 @@ import {
 import { loadAdminReportViews } from "../../services/moderation/report_views.ts";
 import { CATEGORIES } from "../../services/moderation/reports.ts";
 import { adminPage, button, formToken } from "./frame.ts";
-import { adminRoute, type Staff, saved } from "./guard.ts";
+import { adminRoute, type StaffVisit, saved } from "./guard.ts";
 
 export const reportPages = router();
 
@@ -36,7 +37,7 @@ interface CitedStatus {
 const acct = (a: AdminAccount | null) => (a ? (a.domain ? `@${a.username}@${a.domain}` : `@${a.username}`) : "—");
 const day = (iso: string) => iso.slice(0, 10);
 
-async function render(rt: Parameters<typeof loadAdminReportViews>[0], staff: Staff, ids: string[]) {
+async function render(rt: Parameters<typeof loadAdminReportViews>[0], staff: StaffVisit, ids: string[]) {
   const views = await loadAdminReportViews(rt, staff.user.accountId, ids);
   const deleted = new Set(views.statuses.filter((s) => s.shared.row.deleted_at !== null).map((s) => s.shared.row.id));
   return { reports: renderAdminReports(rt, views), deleted };
@@ -50,7 +51,7 @@ reportPages.get(
     const maxId = typeof staff.params.max_id === "string" && isId(staff.params.max_id) ? staff.params.max_id : null;
     const page = await listReports(
       c.var.rt,
-      staff.user,
+      staff.actor,
       { resolved },
       { maxId, sinceId: null, minId: null, limit: PAGE_SIZE },
     );
@@ -90,7 +91,7 @@ reportPages.get(
   "/admin/reports/:id",
   adminRoute("manageReports", async (c, staff) => {
     const t = staff.lang.t.admin.reports;
-    const id = await requireReport(c.var.rt, staff.user, c.req.param("id") ?? "");
+    const id = await requireReport(c.var.rt, staff.actor, c.req.param("id") ?? "");
     const { reports, deleted } = await render(c.var.rt, staff, [id]);
     const r = reports[0];
     const path = `/admin/reports/${r.id}`;
@@ -110,7 +111,11 @@ reportPages.get(
         title: t.report(r.id),
         section: "reports",
         body: html`<table>
-<tr><th>${t.target}</th><td>${acct(r.target_account)}</td></tr>
+<tr><th>${t.target}</th><td>${acct(r.target_account)}${
+          r.target_account && can(staff.user.role, "manageUsers")
+            ? html` <a href="/admin/accounts/${r.target_account.id}?${new URLSearchParams({ report_id: r.id })}">${t.takeAction}</a>`
+            : ""
+        }</td></tr>
 <tr><th>${t.reporter}</th><td>${acct(r.account)}${r.forwarded ? html` <span class="muted">(${t.forwarded})</span>` : ""}</td></tr>
 <tr><th>${t.created}</th><td>${day(r.created_at)}</td></tr>
 <tr><th>${t.category}</th><td>${t.categories[r.category as ReportCategory]}</td></tr>
@@ -137,7 +142,7 @@ ${statuses.length > 0 ? statuses : html`<p>${t.noStatuses}</p>`}
   }),
 );
 
-const action = (run: (staff: Staff, id: string, rt: Parameters<typeof requireReport>[0]) => Promise<unknown>) =>
+const action = (run: (staff: StaffVisit, id: string, rt: Parameters<typeof requireReport>[0]) => Promise<unknown>) =>
   adminRoute("manageReports", async (c, staff) => {
     const id = c.req.param("id") ?? "";
     await run(staff, id, c.var.rt);
@@ -146,24 +151,24 @@ const action = (run: (staff: Staff, id: string, rt: Parameters<typeof requireRep
 
 reportPages.post(
   "/admin/reports/:id/assign_to_self",
-  action((staff, id, rt) => assignReport(rt, staff.user, id, true)),
+  action((staff, id, rt) => assignReport(rt, staff.actor, id, true)),
 );
 reportPages.post(
   "/admin/reports/:id/unassign",
-  action((staff, id, rt) => assignReport(rt, staff.user, id, false)),
+  action((staff, id, rt) => assignReport(rt, staff.actor, id, false)),
 );
 reportPages.post(
   "/admin/reports/:id/resolve",
-  action((staff, id, rt) => resolveReport(rt, staff.user, id)),
+  action((staff, id, rt) => resolveReport(rt, staff.actor, id)),
 );
 reportPages.post(
   "/admin/reports/:id/reopen",
-  action((staff, id, rt) => reopenReport(rt, staff.user, id)),
+  action((staff, id, rt) => reopenReport(rt, staff.actor, id)),
 );
 reportPages.post(
   "/admin/reports/:id/category",
   action((staff, id, rt) =>
-    updateReport(rt, staff.user, id, {
+    updateReport(rt, staff.actor, id, {
       category: typeof staff.params.category === "string" ? staff.params.category : "",
     }),
   ),

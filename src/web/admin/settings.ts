@@ -11,14 +11,14 @@ import { addRule, removeRule, rules } from "../../services/instance/rules.ts";
 import { REGISTRATIONS_MODES, saveServerSettings, serverSettings } from "../../services/instance/settings.ts";
 import { publishTerms, setSiteText, siteText, termsVersions } from "../../services/instance/texts.ts";
 import { adminPage, button, formToken } from "./frame.ts";
-import { adminRoute, type Staff, saved } from "./guard.ts";
+import { adminRoute, type StaffVisit, saved } from "./guard.ts";
 
 export const settingsPages = router();
 
 const PATH = "/admin/settings";
 const text = (value: unknown) => (typeof value === "string" ? value : "");
 
-function rulesSection(staff: Staff, list: Awaited<ReturnType<typeof rules>>) {
+function rulesSection(staff: StaffVisit, list: Awaited<ReturnType<typeof rules>>) {
   const t = staff.lang.t.admin.settings;
   return html`<h2 id="rules">${t.rules}</h2>
 ${
