@@ -4,6 +4,7 @@
 // redelivered activity changes nothing.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { blockDomain, unblockDomain } from "../src/services/moderation/domain_blocks.ts";
 import { type RemoteActor, startRemoteActor } from "./remote_actor.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
@@ -129,29 +130,15 @@ test("a Follow is accepted and the Accept is delivered, signed", async () => {
   assert.match(String(accept.headers["user-agent"]), /^Rookery\//);
 });
 
-test("a suspended server's activities are dropped, and nothing is fetched from it", async () => {
+test("a suspended server's deliveries are refused, and nothing is fetched from it", async () => {
   const host = new URL(mallory.origin).host;
-  await server.rt.db
-    .insertInto("domain_blocks")
-    .values({
-      id: "1",
-      domain: host,
-      severity: "suspend",
-      reject_media: false,
-      reject_reports: false,
-      obfuscate: false,
-      public_comment: null,
-      private_comment: null,
-      created_at: new Date(),
-      updated_at: new Date(),
-    })
-    .execute();
+  await blockDomain(server.rt, { domain: host, severity: "suspend" });
   try {
     const activity = create("Hello while suspended");
-    assert.equal(await mallory.send(sharedInbox(), activity), 202);
+    assert.equal(await mallory.send(sharedInbox(), activity), 403);
     await server.settle();
     assert.equal((await statusesOf(activity.object.id)).length, 0);
   } finally {
-    await server.rt.db.deleteFrom("domain_blocks").where("domain", "=", host).execute();
+    await unblockDomain(server.rt, host);
   }
 });
