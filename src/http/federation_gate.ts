@@ -1,9 +1,9 @@
 // Who may talk to this server's ActivityPub endpoints, decided before Fedify answers: a server
 // refused by policy (a suspended domain, or in limited federation mode one not allowed) gets a 403
-// for whatever it delivers; and in limited federation mode, reading an object or collection needs
-// a request signed by an allowed server (401 unsigned or unverifiable, 403 refused), as secure mode
-// asks (src/federation/federation.ts decides that for AUTHORIZED_FETCH). Actors stay readable to
-// anyone: other servers fetch their keys to check the signatures of this server's requests.
+// for whatever it delivers; and in secure mode (AUTHORIZED_FETCH) or limited federation mode,
+// reading an actor, object or collection needs a request signed by a server that is not refused
+// (401 unsigned or unverifiable, 403 refused), as on Mastodon. The instance actor stays readable
+// unsigned: other servers fetch its key to check the signed fetches this server makes.
 import { verifyRequest } from "@fedify/fedify";
 import type { MiddlewareHandler } from "hono";
 import { documentLoaderFactory } from "../federation/document_loader.ts";
@@ -12,7 +12,7 @@ import type { AppEnv, Ctx } from "./hono.ts";
 
 const INBOX = /^\/(?:users\/[^/]+\/)?inbox\/?$/;
 const READABLE = /^\/(?:users\/|@)/;
-const ACTOR = /^\/(?:users\/[^/]+|@[^/]+)\/?$/;
+const INSTANCE_ACTOR = /^\/users\/instance\.actor\/?$/;
 const ACTIVITY_STREAMS = /application\/(?:activity\+json|ld\+json)/;
 /** Deliveries are read whole by Fedify anyway; this only bounds what is parsed here. */
 const MAX_PEEK_BYTES = 1024 * 1024;
@@ -57,8 +57,9 @@ export const federationGate: MiddlewareHandler<AppEnv> = async (c, next) => {
     return next();
   }
   const config = c.var.rt.config;
-  const read = (method === "GET" || method === "HEAD") && READABLE.test(path) && !ACTOR.test(path);
-  if (!read || !config.limitedFederation || !ACTIVITY_STREAMS.test(c.req.header("accept") ?? "")) return next();
+  const read = (method === "GET" || method === "HEAD") && READABLE.test(path) && !INSTANCE_ACTOR.test(path);
+  if (!read || !ACTIVITY_STREAMS.test(c.req.header("accept") ?? "")) return next();
+  if (!config.authorizedFetch && !config.limitedFederation) return next();
   const loader = documentLoaderFactory(config)({});
   const key = signerHost(c)
     ? await verifyRequest(c.req.raw.clone(), {
