@@ -21,11 +21,12 @@ after(async () => {
   await Promise.all([a?.close(), b?.close()]);
 });
 
-test("unsigned reads of statuses and collections are refused; the actor is served", async () => {
+test("unsigned reads of actors, statuses and collections are refused; the instance actor is served", async () => {
   const status = await post(a, alice, "Signed readers only");
   assert.equal((await a.get(`/users/alice/statuses/${status.id}`, { headers: AS })).status, 401);
   assert.equal((await a.get("/users/alice/followers", { headers: AS })).status, 401);
-  assert.equal((await a.get("/users/alice", { headers: AS })).status, 200);
+  assert.equal((await a.get("/users/alice", { headers: AS })).status, 401);
+  assert.equal((await a.get("/actor", { headers: AS })).status, 200);
 });
 
 test("two servers in secure mode look each other up, follow and see posts", async () => {

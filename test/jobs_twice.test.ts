@@ -12,7 +12,6 @@ import { dispatcher, jobTypes } from "../src/jobs/handlers.ts";
 import type { JobType } from "../src/jobs/queue.ts";
 import { addAnnouncement } from "../src/services/announcements/announcements.ts";
 import { restoreFeeds } from "../src/services/feeds/maintenance.ts";
-import { deleteLocalAccount } from "../src/services/moderation/admin_accounts.ts";
 import { follow } from "./fixtures.ts";
 import { type PushService, Subscriber, startPushService } from "./push_receiver.ts";
 import { dialectUnderTest, startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -241,18 +240,6 @@ const cases: Record<JobType, () => Promise<void>> = {
       .where("id", "=", doomed.accountId)
       .execute();
     await dueNow("accounts.purge");
-  },
-  async "media.remove_account"() {
-    const leaving = await server.user("leaving");
-    const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#345" } })
-      .png()
-      .toBuffer();
-    const res = await server.post("/api/v1/media", {
-      token: leaving.token,
-      json: { file: `data:image/png;base64,${png.toString("base64")}` },
-    });
-    assert.equal(res.status, 200, res.text);
-    await deleteLocalAccount(server.rt, "leaving");
   },
   async "announcements.publish"() {
     const later = await addAnnouncement(server.rt, { text: "Soon", publishAt: new Date(Date.now() + 3600_000) });

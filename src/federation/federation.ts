@@ -2,7 +2,7 @@
 // key-value store and message queue live in Rookery's database and job queue, every remote
 // document is read through src/net, and the dispatchers below serve this server's actors, objects
 // and collections. Inbox listeners are in inbox.ts.
-import { createFederation, type Federation, type RequestContext } from "@fedify/fedify";
+import { createFederation, type Federation } from "@fedify/fedify";
 import { Create, Hashtag, Note, type Recipient } from "@fedify/fedify/vocab";
 import type { Runtime } from "../runtime.ts";
 import { INSTANCE_ACTOR, instanceActor, localActor } from "./actor.ts";
@@ -13,7 +13,6 @@ import { databaseKvStore } from "./kv_store.ts";
 import { localAccountByUsername, publicLocalStatusId } from "./local_rows.ts";
 import { jobMessageQueue } from "./message_queue.ts";
 import { loadNoteParts, noteObject } from "./note.ts";
-import { refused } from "./peers.ts";
 import { Temporal } from "./temporal.ts";
 
 const federations = new WeakMap<Runtime, Federation<Runtime>>();
@@ -34,19 +33,6 @@ async function accountIdOf(rt: Runtime, identifier: string): Promise<string | nu
 }
 
 const PAGE = 40;
-
-/**
- * Who may read objects and collections: anyone, or in secure mode (AUTHORIZED_FETCH) only a signed
- * request from a server this one deals with, as on Mastodon. Actors stay readable to anyone, so
- * that a server can fetch the key that its signed request is checked with.
- */
-function authorizedReader(rt: Runtime) {
-  return async (ctx: RequestContext<Runtime>): Promise<boolean> => {
-    if (!rt.config.authorizedFetch) return true;
-    const key = await ctx.getSignedKey().catch(() => null);
-    return key?.id != null && !(await refused(rt, key.id));
-  };
-}
 
 function buildFederation(rt: Runtime): Federation<Runtime> {
   const federation = createFederation<Runtime>({
@@ -79,14 +65,12 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       return [pairs.rsa, pairs.ed25519];
     });
 
-  federation
-    .setObjectDispatcher(Note, "/users/{username}/statuses/{id}", async (_ctx, values) => {
-      const id = await publicLocalStatusId(rt, values.username, values.id);
-      const parts = id ? await loadNoteParts(rt, id) : null;
-      // A poll is a Question; Fedify serves whatever object the dispatcher returns.
-      return parts ? (noteObject(rt, parts) as Note) : null;
-    })
-    .authorize(authorizedReader(rt));
+  federation.setObjectDispatcher(Note, "/users/{username}/statuses/{id}", async (_ctx, values) => {
+    const id = await publicLocalStatusId(rt, values.username, values.id);
+    const parts = id ? await loadNoteParts(rt, id) : null;
+    // A poll is a Question; Fedify serves whatever object the dispatcher returns.
+    return parts ? (noteObject(rt, parts) as Note) : null;
+  });
 
   federation
     .setFollowersDispatcher("/users/{identifier}/followers", async (_ctx, identifier, cursor) => {
@@ -111,8 +95,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       return { items, nextCursor: rows.length === PAGE ? rows[rows.length - 1].id : null };
     })
     .setCounter(async (_ctx, identifier) => (await localAccountByUsername(rt, identifier))?.followers_count ?? null)
-    .setFirstCursor(() => "")
-    .authorize(authorizedReader(rt));
+    .setFirstCursor(() => "");
 
   federation
     .setFollowingDispatcher("/users/{identifier}/following", async (_ctx, identifier, cursor) => {
@@ -135,8 +118,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       };
     })
     .setCounter(async (_ctx, identifier) => (await localAccountByUsername(rt, identifier))?.following_count ?? null)
-    .setFirstCursor(() => "")
-    .authorize(authorizedReader(rt));
+    .setFirstCursor(() => "");
 
   federation
     .setOutboxDispatcher("/users/{identifier}/outbox", async (_ctx, identifier, cursor) => {
@@ -172,8 +154,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       return { items, nextCursor: rows.length === PAGE ? rows[rows.length - 1].id : null };
     })
     .setCounter(async (_ctx, identifier) => (await localAccountByUsername(rt, identifier))?.statuses_count ?? null)
-    .setFirstCursor(() => "")
-    .authorize(authorizedReader(rt));
+    .setFirstCursor(() => "");
 
   federation.setFeaturedDispatcher("/users/{identifier}/collections/featured", async (_ctx, identifier) => {
     const account = await localAccountByUsername(rt, identifier);

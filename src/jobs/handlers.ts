@@ -5,7 +5,7 @@ import { publishScheduledAnnouncement } from "../services/announcements/announce
 import { fanOut } from "../services/feeds/fanout.ts";
 import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
 import { deliverMail } from "../services/mail.ts";
-import { cleanupMedia, removeAccountMedia } from "../services/media/cleanup.ts";
+import { cleanupMedia } from "../services/media/cleanup.ts";
 import { processPendingMedia } from "../services/media/upload.ts";
 import { purgeAccount } from "../services/moderation/account_purge.ts";
 import { streamNotification } from "../services/notifications/create.ts";
@@ -33,7 +33,6 @@ const handlers: Handlers = {
   "statuses.publish_scheduled": publishScheduled,
   "media.process": processPendingMedia,
   "media.cleanup": cleanupMedia,
-  "media.remove_account": removeAccountMedia,
   "push.deliver": deliverPush,
   "notifications.stream": streamNotification,
   "federation.fedify": runFedifyMessage,

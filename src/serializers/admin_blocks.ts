@@ -1,8 +1,8 @@
 // The admin API's block entities: Admin::DomainBlock, Admin::DomainAllow, Admin::EmailDomainBlock,
 // Admin::CanonicalEmailBlock and Admin::IpBlock.
 import { domainDigest } from "../domain/domain_names.ts";
-import type { DomainAllow } from "../services/moderation/admin_domain_blocks.ts";
 import type { CanonicalEmailBlock } from "../services/moderation/canonical_email_blocks.ts";
+import type { DomainAllow } from "../services/moderation/domain_allows.ts";
 import type { DomainBlock } from "../services/moderation/domain_blocks.ts";
 import type { EmailDomainBlock } from "../services/moderation/email_domain_blocks.ts";
 import type { IpBlock } from "../services/moderation/ip_blocks.ts";

@@ -13,8 +13,6 @@ declare module "../../jobs/queue.ts" {
   interface JobPayloads {
     /** Removes orphaned media; runs every hour. */
     "media.cleanup": Record<string, never>;
-    /** Removes the media files, avatar and header of a deleted account. */
-    "media.remove_account": { accountId: string };
   }
 }
 
@@ -125,7 +123,7 @@ export async function mediaUsage(db: Db): Promise<MediaUsage[]> {
 }
 
 /**
- * Job: removes every file of a deleted account: its media attachments (rows and files), its avatar
+ * Removes every file of a purged account: its media attachments (rows and files), its avatar
  * and its header. Safe to run twice: what is gone is not found again.
  */
 export async function removeAccountMedia(rt: Runtime, { accountId }: { accountId: string }): Promise<void> {

@@ -4,11 +4,10 @@
 // else goes: its user and tokens, statuses, media, follows, blocks, lists, notifications. Reports
 // about it stay for the moderators. Running it again changes nothing.
 import type { Db } from "../../db/index.ts";
-import { mediaStorage } from "../../media/storage.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { invalidateAuth } from "../auth/authenticate.ts";
-import { removeMediaRows } from "../media/upload.ts";
+import { removeAccountMedia } from "../media/cleanup.ts";
 import { recount } from "./severances.ts";
 
 declare module "../../jobs/queue.ts" {
@@ -32,10 +31,7 @@ export async function purgeAccount(rt: Runtime, payload: { accountId: string; no
   if (!account?.suspended_at) return;
   if (!payload.now && account.suspended_at.getTime() + PURGE_AFTER_MS > Date.now()) return;
 
-  const media = await rt.db.selectFrom("media_attachments").selectAll().where("account_id", "=", account.id).execute();
-  await removeMediaRows(rt, media);
-  const storage = mediaStorage(rt.config);
-  for (const key of [account.avatar_file, account.header_file]) if (key) await storage.delete(key);
+  await removeAccountMedia(rt, { accountId: account.id });
 
   const statusIds = (
     await rt.db.selectFrom("statuses").select("id").where("account_id", "=", account.id).execute()

@@ -91,8 +91,9 @@ export async function listUsers(rt: Runtime) {
 
 /**
  * `rookery accounts delete`: the account is suspended at once (it shows nothing, its statuses leave
- * every read path and its sign-ins and tokens stop working) and a job removes its files: media,
- * avatar and header. The rows stay, so the name is never given to someone else.
+ * every read path and its sign-ins and tokens stop working) and purged by a job, as staff's
+ * DELETE /api/v1/admin/accounts/:id does: its data and files go, the emptied account stays, so the
+ * name is never given to someone else.
  */
 export async function deleteLocalAccount(rt: Runtime, username: string): Promise<void> {
   const user = await userOf(rt, username);
@@ -111,7 +112,7 @@ export async function deleteLocalAccount(rt: Runtime, username: string): Promise
       .where("user_id", "=", user.id)
       .where("revoked_at", "is", null)
       .execute();
-    await rt.queue.enqueue("media.remove_account", { accountId: user.account_id }, {}, trx);
+    await rt.queue.enqueue("accounts.purge", { accountId: user.account_id, now: true }, {}, trx);
   });
   await invalidateAuth(rt);
   await publishEvent(rt, "account.changed", { id: user.account_id });

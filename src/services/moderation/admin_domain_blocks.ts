@@ -1,24 +1,22 @@
 // Domain blocks and domain allows through the admin API and the web admin: the same rows as
 // `rookery domains`, by id, for staff who may manage federation, each change in the audit log.
-import type { Selectable } from "kysely";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
-import type { DomainAllowsTable } from "../../db/schema.ts";
 import { domainAndParents } from "../../domain/domain_names.ts";
 import { ApiError, fieldError, notFound, validationFailed } from "../../domain/errors.ts";
-import { isId, newId } from "../../domain/ids.ts";
+import { isId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { logAction } from "./audit_log.ts";
+import { allowDomain, type DomainAllow, disallowDomain, domainAllows } from "./domain_allows.ts";
 import {
   type BlockInput,
   blockDomain,
   type DomainBlock,
-  normalizeDomain,
+  domainToBlock,
   type Severity,
   unblockDomain,
 } from "./domain_blocks.ts";
 import { requirePermission, type Staff } from "./staff.ts";
 
-export type DomainAllow = Selectable<DomainAllowsTable>;
 export const SEVERITIES: readonly Severity[] = ["noop", "silence", "suspend"];
 
 export async function listDomainBlocks(rt: Runtime, actor: Staff, page: Page): Promise<PageResult<DomainBlock>> {
@@ -55,7 +53,7 @@ export class ExistingDomainBlock extends ApiError {
 export async function createDomainBlock(rt: Runtime, actor: Staff, input: DomainBlockInput): Promise<DomainBlock> {
   requirePermission(actor, "manageFederation");
   if (!input.domain?.trim()) throw validationFailed({ domain: [fieldError.blank] });
-  const domain = normalizeDomain(input.domain);
+  const domain = domainToBlock(input.domain);
   const severity = severityOf(input.severity, "silence");
   const existing = await rt.db
     .selectFrom("domain_blocks")
@@ -125,31 +123,30 @@ export async function getDomainAllow(rt: Runtime, actor: Staff, id: string): Pro
   return row;
 }
 
-/** Allows a domain (what matters once federation is limited to allowed domains); an allowed one is returned as it is. */
+/** Allows a domain (what matters in limited federation mode); an allowed one is returned as it is. */
 export async function createDomainAllow(rt: Runtime, actor: Staff, input: { domain?: string }): Promise<DomainAllow> {
   requirePermission(actor, "manageFederation");
   if (!input.domain?.trim()) throw validationFailed({ domain: [fieldError.blank] });
-  const domain = normalizeDomain(input.domain);
-  const existing = await rt.db.selectFrom("domain_allows").selectAll().where("domain", "=", domain).executeTakeFirst();
-  if (existing) return existing;
-  const now = new Date();
-  const row = { id: newId(), domain, created_at: now, updated_at: now };
-  await rt.db.transaction().execute(async (trx) => {
-    await trx.insertInto("domain_allows").values(row).execute();
-    await logAction(trx, actor, { action: "create", targetType: "DomainAllow", targetId: row.id, identifier: domain });
-  });
-  return row;
+  const before = await domainAllows(rt);
+  const allow = await allowDomain(rt, input.domain);
+  if (!before.some((a) => a.id === allow.id)) {
+    await logAction(rt.db, actor, {
+      action: "create",
+      targetType: "DomainAllow",
+      targetId: allow.id,
+      identifier: allow.domain,
+    });
+  }
+  return allow;
 }
 
 export async function deleteDomainAllow(rt: Runtime, actor: Staff, id: string): Promise<void> {
   const current = await getDomainAllow(rt, actor, id);
-  await rt.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom("domain_allows").where("id", "=", id).execute();
-    await logAction(trx, actor, {
-      action: "destroy",
-      targetType: "DomainAllow",
-      targetId: id,
-      identifier: current.domain,
-    });
+  await disallowDomain(rt, current.domain);
+  await logAction(rt.db, actor, {
+    action: "destroy",
+    targetType: "DomainAllow",
+    targetId: id,
+    identifier: current.domain,
   });
 }

@@ -8,6 +8,7 @@
 import type { Selectable } from "kysely";
 import type { Db } from "../../db/index.ts";
 import type { DomainBlocksTable } from "../../db/schema.ts";
+import { normalizeDomain } from "../../domain/domain_names.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -22,16 +23,21 @@ export async function domainBlocks(rt: Runtime): Promise<DomainBlock[]> {
   return rt.db.selectFrom("domain_blocks").selectAll().orderBy("domain").execute();
 }
 
-/** `https://Example.com/path` → `example.com`; a 422 when it is no domain name. */
-export function normalizeDomain(input: string): string {
-  const domain = input
+/**
+ * `https://Example.com/path` → `example.com` (with its port, for servers on one machine); a 422 when
+ * it is no domain name.
+ */
+export function domainToBlock(input: string): string {
+  const host = input
     .trim()
     .toLowerCase()
     .replace(/^https?:\/\//, "")
     .replace(/\/.*$/, "");
-  if (!/^[a-z0-9.-]+\.[a-z0-9-]+(:\d+)?$/.test(domain))
+  const [name = "", port, extra] = host.split(":");
+  const domain = normalizeDomain(name);
+  if (!domain?.includes(".") || extra !== undefined || (port !== undefined && !/^\d{1,5}$/.test(port)))
     throw unprocessable("Validation failed: Domain is not a valid domain name");
-  return domain;
+  return port === undefined ? domain : `${domain}:${port}`;
 }
 
 export interface BlockInput {
@@ -46,7 +52,7 @@ export interface BlockInput {
 
 /** Blocks a domain, or changes its block; returns the block. */
 export async function blockDomain(rt: Runtime, input: BlockInput): Promise<DomainBlock> {
-  const domain = normalizeDomain(input.domain);
+  const domain = domainToBlock(input.domain);
   const now = new Date();
   const values = {
     severity: input.severity,
