@@ -84,6 +84,8 @@ export class Queue {
   #reconnectTimer: NodeJS.Timeout | null = null;
   #onReconnect: (() => Promise<void>) | null = null;
   #idleWaiters: (() => void)[] = [];
+  /** Counts wake-ups, so that one arriving while a pump runs is not lost (the pump looks again). */
+  #wakes = 0;
   /** PostgreSQL: the schema of this Rookery's tables, when it has one of its own. */
   readonly #schema: string | undefined;
   /** Who holds this process's leases: host, process id, and a nonce that tells restarts apart. */
@@ -281,6 +283,7 @@ export class Queue {
   }
 
   wake(): void {
+    this.#wakes++;
     if (this.#stopped || this.#pumping) return;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = setTimeout(() => void this.#pump(), 0);
@@ -311,6 +314,7 @@ export class Queue {
   async #pump(): Promise<void> {
     if (this.#stopped || this.#pumping) return;
     this.#pumping = true;
+    const wakes = this.#wakes;
     try {
       while (!this.#stopped && this.#running.size < this.#concurrency) {
         const jobs = await this.#claim(this.#concurrency - this.#running.size);
@@ -331,7 +335,7 @@ export class Queue {
     } finally {
       this.#pumping = false;
     }
-    if (!this.#stopped) await this.#sleepUntilNextDue();
+    if (!this.#stopped) await this.#sleepUntilNextDue(wakes);
     this.#notifyIdle();
   }
 
@@ -368,7 +372,7 @@ export class Queue {
    * the earliest lease (a job under lease is not due before its lease ends, so it must not make the
    * worker poll meanwhile).
    */
-  async #sleepUntilNextDue(): Promise<void> {
+  async #sleepUntilNextDue(wakesAtPump: number): Promise<void> {
     const poll = this.#dialect === "postgres" ? 10_000 : 2_000;
     let delay = poll;
     try {
@@ -384,6 +388,8 @@ export class Queue {
       // Keep polling at the normal pace.
     }
     if (this.#stopped) return;
+    // Woken since the pump began: a job may have been added after it last looked.
+    if (this.#wakes !== wakesAtPump) delay = 0;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = setTimeout(() => void this.#pump(), delay);
     this.#timer.unref();
