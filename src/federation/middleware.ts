@@ -4,7 +4,7 @@
 // `/@username/:id` asked for as ActivityStreams answer what the actor and status URLs do.
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/hono.ts";
-import { federationOf } from "./federation.ts";
+import { federation } from "./load.ts";
 
 const FEDERATION_PATHS = /^\/(?:\.well-known\/webfinger|users\/|inbox\/?$|actor\/?$|@)/;
 const PROFILE_PATH = /^\/@([A-Za-z0-9_]+)(?:\/(\d+))?\/?$/;
@@ -25,6 +25,7 @@ export const federationMiddleware: MiddlewareHandler<AppEnv> = async (c, next) =
     request = new Request(url, request);
   }
   let fellThrough = false;
+  const { federationOf } = await federation();
   const response = await federationOf(c.var.rt).fetch(request, {
     contextData: c.var.rt,
     onNotFound: () => {

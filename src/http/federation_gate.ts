@@ -4,9 +4,8 @@
 // reading an actor, object or collection needs a request signed by a server that is not refused
 // (401 unsigned or unverifiable, 403 refused), as on Mastodon. The instance actor stays readable
 // unsigned: other servers fetch its key to check the signed fetches this server makes.
-import { verifyRequest } from "@fedify/fedify";
 import type { MiddlewareHandler } from "hono";
-import { documentLoaderFactory } from "../federation/document_loader.ts";
+import { signingKey } from "../federation/load.ts";
 import { domainPolicy, refusesAny } from "../services/moderation/federation_policy.ts";
 import type { AppEnv, Ctx } from "./hono.ts";
 
@@ -60,14 +59,7 @@ export const federationGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const read = (method === "GET" || method === "HEAD") && READABLE.test(path) && !INSTANCE_ACTOR.test(path);
   if (!read || !ACTIVITY_STREAMS.test(c.req.header("accept") ?? "")) return next();
   if (!config.authorizedFetch && !config.limitedFederation) return next();
-  const loader = documentLoaderFactory(config)({});
-  const key = signerHost(c)
-    ? await verifyRequest(c.req.raw.clone(), {
-        documentLoader: loader,
-        contextLoader: loader,
-        spec: c.req.header("signature-input") ? "rfc9421" : "draft-cavage-http-signatures-12",
-      }).catch(() => null)
-    : null;
+  const key = signerHost(c) ? await signingKey(config, c.req.raw.clone()) : null;
   if (!key) return c.json({ error: "Request not signed" }, 401);
   if (await refused(c, key.id?.host ?? signerHost(c))) return refusal(c);
   return next();

@@ -1,5 +1,5 @@
 // Every job type and the function that runs it. Areas add their handlers here.
-import { deliver, distribute, runFedifyMessage } from "../federation/jobs.ts";
+import { deliver, distribute, runFedifyMessage } from "../federation/load.ts";
 import type { Runtime } from "../runtime.ts";
 import { publishScheduledAnnouncement } from "../services/announcements/announcements.ts";
 import { fanOut } from "../services/feeds/fanout.ts";

@@ -7,7 +7,7 @@ import type { Role } from "../../db/schema.ts";
 import { ApiError, fieldError, notFound, validationFailed } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { hashPassword } from "../../domain/secrets.ts";
-import { resolveRemoteAccount, resolveUrl } from "../../federation/resolve.ts";
+import { resolveRemoteAccount, resolveUrl } from "../../federation/load.ts";
 import type { Runtime } from "../../runtime.ts";
 import { insertAccount, localAccountRow, userRow } from "./account_row.ts";
 

@@ -4,7 +4,7 @@
 // `resolve` answers what it names, asking its server for it when it is not known here yet; so is a
 // `user@domain` of another server with `resolve`.
 import { ApiError } from "../../domain/errors.ts";
-import { resolveRemoteAccount, resolveUrl } from "../../federation/resolve.ts";
+import { resolveRemoteAccount, resolveUrl } from "../../federation/load.ts";
 import type { Runtime } from "../../runtime.ts";
 import { isLocalDomain } from "../accounts/accounts.ts";
 import { searchAccounts } from "../accounts/search.ts";

@@ -1,7 +1,7 @@
 // Turning "@name" and "@name@domain" in text into known accounts, for rendering and for statuses.
 import type { MentionRef, ResolvedMention } from "../../domain/text/index.ts";
 import { mentionKey } from "../../domain/text/index.ts";
-import { resolveRemoteAccount } from "../../federation/resolve.ts";
+import { resolveRemoteAccount } from "../../federation/load.ts";
 import type { Runtime } from "../../runtime.ts";
 
 /** Remote mentions of a post looked up on their servers when unknown here; more are left as text. */

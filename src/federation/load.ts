@@ -1,0 +1,32 @@
+// Federation, loaded the first time something needs it (a delivery to the inbox, an actor or
+// WebFinger request, a federation job, a remote lookup) rather than at start: Fedify and its
+// dependencies cost each thread about 40 MB (measured in the README's memory section), which a
+// server that is not federating yet, and every web thread that never serves federation, would
+// hold for nothing. This is the only way in: the rest of Rookery imports from here, never from
+// the modules behind entry.ts.
+type Entry = typeof import("./entry.ts");
+
+let loading: Promise<Entry> | undefined;
+
+/** The federation modules, loaded once. */
+export function federation(): Promise<Entry> {
+  loading ??= import("./entry.ts");
+  return loading;
+}
+
+type AsyncFunctionName = {
+  [K in keyof Entry]: Entry[K] extends (...args: never[]) => Promise<unknown> ? K : never;
+}[keyof Entry];
+
+/** The entry's async function `name`, callable before federation is loaded (its first call loads it). */
+function onFirstUse<K extends AsyncFunctionName>(name: K): Entry[K] {
+  return (async (...args: unknown[]) =>
+    ((await federation())[name] as (...args: unknown[]) => Promise<unknown>)(...args)) as Entry[K];
+}
+
+export const deliver = onFirstUse("deliver");
+export const distribute = onFirstUse("distribute");
+export const runFedifyMessage = onFirstUse("runFedifyMessage");
+export const resolveRemoteAccount = onFirstUse("resolveRemoteAccount");
+export const resolveUrl = onFirstUse("resolveUrl");
+export const signingKey = onFirstUse("signingKey");
