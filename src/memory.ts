@@ -37,3 +37,15 @@ export function heapLimits(memory: Config["memory"]): HeapLimits {
     },
   };
 }
+
+/**
+ * Gives back what loading the app needed only while it loaded: the code that survives its first
+ * collections makes V8 grow the young generation to its full two semi-spaces (16 MB a thread),
+ * which then sit nearly empty. A memory-reducing collection shrinks them; under load they grow
+ * again as far as SEMI_SPACE_MB allows. Runs once per thread, when it is ready to serve, and only
+ * where the relaunch exposed the collector (`--expose-gc`): a server under NODE_OPTIONS limits of
+ * its own keeps V8's default behaviour.
+ */
+export function releaseStartupMemory(): void {
+  globalThis.gc?.({ type: "major", execution: "sync", flavor: "last-resort" });
+}

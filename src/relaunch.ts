@@ -22,7 +22,12 @@ export function relaunchWithinLimits(command: string): void {
     throw error;
   }
   const compileCache = getCompileCacheDir();
-  const flags = [`--max-old-space-size=${heapLimits(memory).mainOldMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`];
+  const flags = [
+    `--max-old-space-size=${heapLimits(memory).mainOldMb}`,
+    `--max-semi-space-size=${SEMI_SPACE_MB}`,
+    // For releaseStartupMemory, once each thread has started.
+    "--expose-gc",
+  ];
   process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], {
     ...process.env,
     ROOKERY_HEAP_LIMITS: "1",

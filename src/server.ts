@@ -5,6 +5,7 @@ import { JOB_CONCURRENCY } from "./jobs/queue.ts";
 import { startWorker } from "./jobs/worker.ts";
 import { configureLogging, logger } from "./log.ts";
 import { describeFfmpeg } from "./media/ffmpeg.ts";
+import { releaseStartupMemory } from "./memory.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.ts";
 import { startWebThreads, type WebThreads } from "./web_threads.ts";
 
@@ -37,6 +38,7 @@ export async function start(config: Config, roles: Roles, options: RuntimeOption
     if (shared) threads = await startWebThreads(rt.config, options, http.port, rt.config.webThreads - 1);
   }
   if (roles.worker) await startWorker(rt);
+  releaseStartupMemory();
 
   return {
     rt,

@@ -7,7 +7,7 @@ import { isMainThread, parentPort, Worker, workerData } from "node:worker_thread
 import type { Config } from "./config.ts";
 import { closeHttp, listenHttp } from "./http_server.ts";
 import { configureLogging, logger } from "./log.ts";
-import { heapLimits } from "./memory.ts";
+import { heapLimits, releaseStartupMemory } from "./memory.ts";
 import { createRuntime, type RuntimeOptions } from "./runtime.ts";
 
 const log = logger("server");
@@ -125,6 +125,7 @@ async function runWebThread({ config, options, port }: ThreadData): Promise<void
     // Ends this thread only.
     process.exit(0);
   });
+  releaseStartupMemory();
   parentPort!.postMessage("ready");
 }
 
