@@ -16,9 +16,20 @@ export function isLanguage(code: string): boolean {
   return known.has(code);
 }
 
-const names = new Intl.DisplayNames(["en"], { type: "language", fallback: "code" });
+// Made on first use: ICU's display names cost a process about 6 MB once loaded.
+let names: Intl.DisplayNames | undefined;
+
+/** The English name of a language, or `code` itself when ICU has none or it is no language code. */
+export function languageName(code: string): string {
+  names ??= new Intl.DisplayNames(["en"], { type: "language", fallback: "code" });
+  try {
+    return names.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
 
 /** `[{code, name}]` as /api/v1/instance/languages lists them. */
 export function languageList(): { code: string; name: string }[] {
-  return LANGUAGE_CODES.map((code) => ({ code, name: names.of(code) ?? code }));
+  return LANGUAGE_CODES.map((code) => ({ code, name: languageName(code) }));
 }

@@ -8,7 +8,8 @@ import { extractEntities, rewrite } from "./entities.ts";
 
 // Custom emoji shortcodes (":blobcat:") carry no language.
 const SHORTCODE = /(?<![\p{L}\p{N}:]):\w{2,}:(?![\p{L}\p{N}:])/gu;
-const words = new Intl.Segmenter(undefined, { granularity: "word" });
+// Made on first use: it loads ICU's word-break data (about 3 MB).
+let words: Intl.Segmenter | undefined;
 // One word says too little: "Merci" scores Italian, "Gut" German and English alike.
 const MIN_WORDS = 2;
 
@@ -26,6 +27,7 @@ export async function detectLanguage(text: string): Promise<string | null> {
 
 function countWords(text: string): number {
   let count = 0;
+  words ??= new Intl.Segmenter(undefined, { granularity: "word" });
   for (const segment of words.segment(text)) if (segment.isWordLike) count++;
   return count;
 }

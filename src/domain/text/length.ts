@@ -6,7 +6,8 @@ import { rewrite, withoutOverlaps } from "./entities.ts";
 import { scanMentions } from "./mentions.ts";
 import { scanUrls } from "./urls.ts";
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+// Made on first use, as the word segmenter in language.ts: each loads ICU data (about 3 MB).
+let graphemes: Intl.Segmenter | undefined;
 
 export function countCharacters(text: string, charsPerUrl: number): number {
   const stripped = rubyStrip(text);
@@ -22,6 +23,7 @@ export function countCharacters(text: string, charsPerUrl: number): number {
 /** Grapheme clusters, as Ruby's each_grapheme_cluster counts them (a content warning counts so). */
 export function countGraphemes(text: string): number {
   let count = 0;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
   for (const _ of graphemes.segment(text)) count++;
   return count;
 }

@@ -6,6 +6,7 @@
 import { sql } from "kysely";
 import { ApiError } from "../../domain/errors.ts";
 import { isId } from "../../domain/ids.ts";
+import { languageName } from "../../domain/languages.ts";
 import type { Runtime } from "../../runtime.ts";
 import { ROOKERY_VERSION } from "../../version.ts";
 import { isoWeek } from "../auth/authenticate.ts";
@@ -275,15 +276,6 @@ export interface DimensionData {
   key: string;
   data: { key: string; human_key: string; value: string; unit?: string; human_value?: string }[];
 }
-
-const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "code" });
-const languageName = (code: string) => {
-  try {
-    return languageNames.of(code) ?? code;
-  } catch {
-    return code;
-  }
-};
 
 /** Counts by key, the `limit` largest, largest first. */
 function top(rows: { key: string | null }[], limit: number, human: (key: string) => string = (k) => k) {
