@@ -1,8 +1,9 @@
 // How Rookery's process fits in MEMORY_LIMIT. Each web thread is a whole copy of the app (its code,
 // caches and database connection), so the budget decides how many threads run as well as how large
 // each one's heap may grow. Measured on this project's 2-core machine (SQLite): the main thread
-// (jobs, migrations, checkpoints and a share of the requests) idles at about 170 MB resident and each
-// further web thread adds about 70 MB idle and up to 110 MB under load.
+// (jobs, migrations, checkpoints and a share of the requests) idles at about 115 MB resident and
+// grows to about 200 MB under load; each further web thread adds about 35 MB idle (18 MB of it what
+// any Node worker costs) and up to 110 MB under load.
 import type { Config } from "./config.ts";
 
 const MAIN_THREAD_MB = 200;
