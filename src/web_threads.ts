@@ -118,6 +118,8 @@ export async function startWebThreads(
 async function runWebThread({ config, options, port }: ThreadData): Promise<void> {
   await configureLogging(config.logLevel);
   const rt = await createRuntime(config, { ...options, migrate: false, sqliteCheckpoints: false });
+  // Before listening, so that no request waits for the collection.
+  releaseStartupMemory();
   const { server } = await listenHttp(rt, port, true);
   parentPort!.once("message", async () => {
     await closeHttp(server);
@@ -125,7 +127,6 @@ async function runWebThread({ config, options, port }: ThreadData): Promise<void
     // Ends this thread only.
     process.exit(0);
   });
-  releaseStartupMemory();
   parentPort!.postMessage("ready");
 }
 
