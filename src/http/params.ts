@@ -254,9 +254,9 @@ async function readBody(request: Request, limit: number): Promise<Buffer<ArrayBu
 }
 
 /**
- * A multipart body parsed as it arrives, within `limit` bytes. Not gathered into one buffer first:
- * each copy of a 4 MB upload is garbage that brings the next full collection closer (measured: the
- * collections cost a server about as much CPU per photo uploaded as decoding the photo).
+ * A multipart body, within `limit` bytes, its chunks counted on their way to the parser rather than
+ * first gathered into a buffer of our own: every copy of a 4 MB upload is garbage that brings the
+ * next full collection closer.
  */
 async function multipartForm(request: Request, limit: number): Promise<FormData> {
   const declared = Number(request.headers.get("content-length") ?? "0");

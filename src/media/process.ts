@@ -113,12 +113,9 @@ const shape = (width: number, height: number) => ({
 export async function previewOf(
   input: Buffer,
 ): Promise<{ file: OutputFile; small: MediaMeta["small"]; blurhash: string }> {
-  // No clone of a pipeline that has read the metadata: resize() on a fresh one lets libvips decode a
-  // JPEG at 1/2, 1/4 or 1/8 of its size (shrink-on-load), far cheaper than decoding it whole.
-  const hasAlpha = (await sharp()(input).metadata()).hasAlpha;
-  const small = sharp()(input, { limitInputPixels: false })
-    .rotate()
-    .resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: "inside", withoutEnlargement: true });
+  const base = sharp()(input, { limitInputPixels: false }).rotate();
+  const { hasAlpha } = await base.metadata();
+  const small = base.clone().resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: "inside", withoutEnlargement: true });
   const out = hasAlpha
     ? await small.png().toBuffer({ resolveWithObject: true })
     : await small.jpeg({ ...JPEG, quality: 80 }).toBuffer({ resolveWithObject: true });
