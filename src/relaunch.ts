@@ -4,7 +4,7 @@
 // keeps glibc from giving every thread its own 64 MB arenas of native memory.
 import { getCompileCacheDir } from "node:module";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.ts";
-import { heapLimits, SEMI_SPACE_MB } from "./memory.ts";
+import { HEAP_GROWING_PERCENT, heapLimits, SEMI_SPACE_MB } from "./memory.ts";
 
 const SERVER_COMMANDS = new Set(["serve", "web", "worker"]);
 
@@ -25,6 +25,7 @@ export function relaunchWithinLimits(command: string): void {
   const flags = [
     `--max-old-space-size=${heapLimits(memory).mainOldMb}`,
     `--max-semi-space-size=${SEMI_SPACE_MB}`,
+    `--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
     // For releaseStartupMemory, once each thread has started.
     "--expose-gc",
   ];
