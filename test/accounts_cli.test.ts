@@ -43,7 +43,7 @@ test("the first account: an owner, confirmed, who can sign in with the printed p
   const { accountId, password } = await createAccountAsOperator(server.rt, {
     username: "admin",
     email: "Owner@Example.test",
-    role: "owner",
+    roleId: "3",
     confirmed: true,
     approved: true,
   });
@@ -61,7 +61,7 @@ test("an unconfirmed account gets the confirmation mail; approve and modify chan
   const { password } = await createAccountAsOperator(server.rt, {
     username: "later",
     email: "later@example.test",
-    role: "user",
+    roleId: null,
     confirmed: false,
     approved: false,
   });
@@ -85,7 +85,7 @@ test("an unconfirmed account gets the confirmation mail; approve and modify chan
 
   const rows = await listUsers(server.rt);
   const later = rows.find((r) => r.username === "later")!;
-  assert.equal(later.role, "moderator");
+  assert.equal(later.role, "Moderator");
   assert.equal(later.approved, true);
   assert.equal(later.disabled, false);
   assert.notEqual(later.confirmed_at, null);
@@ -95,7 +95,7 @@ test("--confirm confirms without the mail; mistakes are refused", async () => {
   await createAccountAsOperator(server.rt, {
     username: "quiet",
     email: "quiet@example.test",
-    role: "user",
+    roleId: null,
     confirmed: false,
     approved: true,
   });
@@ -108,7 +108,7 @@ test("--confirm confirms without the mail; mistakes are refused", async () => {
     createAccountAsOperator(server.rt, {
       username: "QUIET",
       email: "other@example.test",
-      role: "user",
+      roleId: null,
       confirmed: true,
       approved: true,
     }),
@@ -118,7 +118,7 @@ test("--confirm confirms without the mail; mistakes are refused", async () => {
     createAccountAsOperator(server.rt, {
       username: "bad name",
       email: "bad@example.test",
-      role: "user",
+      roleId: null,
       confirmed: true,
       approved: true,
     }),
@@ -128,7 +128,7 @@ test("--confirm confirms without the mail; mistakes are refused", async () => {
     createAccountAsOperator(server.rt, {
       username: "nomail",
       email: "not-an-address",
-      role: "user",
+      roleId: null,
       confirmed: true,
       approved: true,
     }),

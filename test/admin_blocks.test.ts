@@ -3,7 +3,9 @@
 // on sign-up and sign-in; who may manage them, and the audit log.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { BUILT_IN_ROLES } from "../src/domain/roles.ts";
 import { listAuditLog } from "../src/services/moderation/audit_log.ts";
+import { roleOf } from "../src/services/roles/lookup.ts";
 import { assertEntity } from "./conformance.ts";
 import { remoteAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -64,7 +66,7 @@ const audit = async () =>
   (
     await listAuditLog(
       server.rt,
-      { accountId: admin.accountId, role: "admin" },
+      { accountId: admin.accountId, role: await roleOf(server.rt, BUILT_IN_ROLES.admin) },
       {},
       { maxId: null, sinceId: null, minId: null, limit: 100 },
     )

@@ -64,7 +64,18 @@ export interface AccountStatsTable {
   last_status_at: Date | null;
 }
 
-export type Role = "user" | "moderator" | "admin" | "owner";
+/** A staff role (Mastodon's user_roles); -99 is "everyone", whose permissions every user has. */
+export interface RolesTable {
+  id: string;
+  name: Default<string>;
+  color: Default<string>;
+  position: Default<number>;
+  /** Mastodon's permission bitmask (UserRole::FLAGS). */
+  permissions: Default<number>;
+  highlighted: Default<boolean>;
+  created_at: Date;
+  updated_at: Date;
+}
 
 export interface UserSettings {
   default_privacy?: "public" | "unlisted" | "private" | "direct";
@@ -79,7 +90,8 @@ export interface UsersTable {
   account_id: string;
   email: string;
   password_hash: string;
-  role: Default<Role>;
+  /** Null: the "everyone" role only. */
+  role_id: Default<string | null>;
   confirmed_at: Date | null;
   confirmation_token_hash: string | null;
   approved: Default<boolean>;
@@ -740,6 +752,7 @@ export interface Database {
   domain_allows: DomainAllowsTable;
   accounts: AccountsTable;
   account_stats: AccountStatsTable;
+  roles: RolesTable;
   users: UsersTable;
   oauth_applications: OAuthApplicationsTable;
   oauth_access_grants: OAuthAccessGrantsTable;

@@ -21,7 +21,9 @@ export type TargetType =
   | "CanonicalEmailBlock"
   | "IpBlock"
   | "Tag"
-  | "Status";
+  | "Status"
+  | "UserRole"
+  | "Setting";
 
 export interface AuditRecord {
   /** Mastodon's action names: suspend, unsuspend, silence, create, destroy, approve, resolve… */
