@@ -2,7 +2,7 @@
 // effect of each form on what the API answers.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { Browser, formFields, PASSWORD, pageLang } from "./browser.ts";
+import { Browser, formFields, PASSWORD, pageLang, signInToAdmin, submit } from "./browser.ts";
 import { post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
@@ -30,26 +30,7 @@ before(async () => {
 after(() => server.close());
 
 /** A browser signed in as `username` through the sign-in page the admin sends visitors to. */
-async function signedIn(username: string, headers: Record<string, string> = {}): Promise<Browser> {
-  const browser = new Browser(server, headers);
-  const first = await browser.get("/admin");
-  assert.equal(first.status, 303);
-  const signIn = await browser.get(first.headers.get("location")!);
-  const res = await browser.post("/auth/sign_in", {
-    ...formFields(signIn.text, "/auth/sign_in"),
-    email: `${username}@example.test`,
-    password: PASSWORD,
-  });
-  assert.equal(res.status, 303);
-  assert.equal(res.headers.get("location"), "/admin");
-  return browser;
-}
-
-/** Posts a page's form (its CSRF token included) with `values`. */
-async function submit(browser: Browser, page: string, action: string, values: Record<string, string> = {}) {
-  const html = (await browser.get(page)).text;
-  return browser.post(action, { ...formFields(html, action), ...values });
-}
+const signedIn = (username: string, headers: Record<string, string> = {}) => signInToAdmin(server, username, headers);
 
 /** An app's own token, as apps sign people up with. */
 async function appToken(): Promise<string> {

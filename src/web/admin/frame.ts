@@ -14,6 +14,7 @@ export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permissi
   { key: "domains", path: "/admin/domain_blocks", permission: "manageFederation" },
   { key: "blocks", path: "/admin/ip_blocks", permission: "manageBlocks" },
   { key: "settings", path: "/admin/settings", permission: "manageSettings" },
+  { key: "roles", path: "/admin/roles", permission: "manageRoles" },
   { key: "auditLog", path: "/admin/audit_log", permission: "viewAuditLog" },
 ];
 
