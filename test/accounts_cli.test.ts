@@ -2,6 +2,7 @@
 // on whichever database the suite runs (test/cli.test.ts runs the commands themselves).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { BUILT_IN_ROLES } from "../src/domain/roles.ts";
 import { createAccountAsOperator, listUsers, modifyUser } from "../src/services/moderation/admin_accounts.ts";
 import { startMailbox } from "./mailbox.ts";
 import { startServer, type TestServer } from "./rig.ts";
@@ -77,7 +78,7 @@ test("an unconfirmed account gets the confirmation mail; approve and modify chan
   await modifyUser(server.rt, "LATER", { approve: true });
   assert.equal((await me()).status, 200);
 
-  await modifyUser(server.rt, "later", { role: "moderator", disabled: true });
+  await modifyUser(server.rt, "later", { roleId: BUILT_IN_ROLES.moderator, disabled: true });
   assert.deepEqual((await me()).body, { error: "Your login is currently disabled" });
   await modifyUser(server.rt, "later", { disabled: false });
   const moderator = await me();

@@ -7,6 +7,7 @@ import { PERMISSIONS } from "../src/domain/roles.ts";
 import { modifyUser } from "../src/services/moderation/admin_accounts.ts";
 import { listAuditLog } from "../src/services/moderation/audit_log.ts";
 import { roleOf } from "../src/services/roles/lookup.ts";
+import { roleIdByName } from "../src/services/roles/manage.ts";
 import { type Browser, formFields, signInToAdmin } from "./browser.ts";
 import { assertEntity } from "./conformance.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -282,10 +283,12 @@ test("nobody acts on an account of a higher custom role; role_ids[] finds a role
 });
 
 test("the command line gives roles by name, custom ones included", async () => {
-  await modifyUser(server.rt, "plain", { role: "senior" });
+  await modifyUser(server.rt, "plain", { roleId: await roleIdByName(server.rt, "senior") });
   const me = await as(plain, "GET", "/api/v1/accounts/verify_credentials");
   assert.equal(me.body.role.name, "Senior");
-  await modifyUser(server.rt, "plain", { role: "user" });
+  assert.equal(await roleIdByName(server.rt, "Moderator"), "1");
+  assert.equal(await roleIdByName(server.rt, "admin"), "2");
+  await modifyUser(server.rt, "plain", { roleId: await roleIdByName(server.rt, "user") });
   assert.equal((await as(plain, "GET", "/api/v1/accounts/verify_credentials")).body.role.id, "-99");
-  await assert.rejects(modifyUser(server.rt, "plain", { role: "nonesuch" }), /No such role: nonesuch/);
+  await assert.rejects(roleIdByName(server.rt, "nonesuch"), /No such role: nonesuch/);
 });

@@ -402,6 +402,19 @@ test("an admin edits the server settings, texts and rules; the API shows them at
     404,
   );
 
+  // Changes to settings, texts and rules are in the audit log (Mastodon keeps none of them there).
+  const log = (await boss.get("/admin/audit_log")).text;
+  const entries = [
+    ...log.matchAll(/<td><code>(\w+)<\/code><\/td><td>(Setting|Rule|TermsOfService) ([^<]*)<\/td>/g),
+  ].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
+  assert.deepEqual(entries, [
+    "destroy Rule No spam",
+    "create Rule No spam",
+    "create TermsOfService 2026-01-01",
+    "update Setting extended_description",
+    "update Setting site_title, site_short_description, site_contact_email, site_contact_username, registrations_mode",
+  ]);
+
   await server.restart();
   assert.equal((await server.get("/api/v2/instance")).body.title, "Rookery Town");
   assert.equal((await server.get("/api/v2/instance")).body.registrations.enabled, false);

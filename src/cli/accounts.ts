@@ -1,5 +1,6 @@
 // `rookery accounts …`: local accounts from the command line.
 import { ApiError } from "../domain/errors.ts";
+import type { Runtime } from "../runtime.ts";
 import {
   createAccountAsOperator,
   deleteLocalAccount,
@@ -8,6 +9,18 @@ import {
 } from "../services/moderation/admin_accounts.ts";
 import { roleIdByName } from "../services/roles/manage.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
+
+/** The role an option names; an unknown name is a usage error. */
+async function roleIdOf(rt: Runtime, name: string): Promise<string | null> {
+  try {
+    return await roleIdByName(rt, name);
+  } catch (error) {
+    if (error instanceof ApiError) {
+      throw new UsageError(`${error.message}: give user, moderator, admin, owner or a custom role's name.`);
+    }
+    throw error;
+  }
+}
 
 /** Service errors are the operator's mistakes here: print them plainly. */
 async function run(fn: () => Promise<void>): Promise<void> {
@@ -52,7 +65,7 @@ export const accountsCommand: Command = {
         const username = needName();
         await run(() =>
           withRuntime(async (rt) => {
-            const roleId = await roleIdByName(rt, values.role ?? "user");
+            const roleId = await roleIdOf(rt, values.role ?? "user");
             const { password } = await createAccountAsOperator(rt, {
               username,
               email: values.email!,
@@ -73,19 +86,23 @@ export const accountsCommand: Command = {
       case "modify": {
         if (values.disable && values.enable) throw new UsageError("--disable and --enable exclude each other.");
         const changes = {
-          role: values.role,
           confirm: values.confirm,
           approve: values.approve,
           disabled: values.disable ? true : values.enable ? false : undefined,
         };
-        await run(() => withRuntime((rt) => modifyUser(rt, needName(), changes)));
+        await run(() =>
+          withRuntime(async (rt) => {
+            const roleId = values.role === undefined ? undefined : await roleIdOf(rt, values.role);
+            await modifyUser(rt, needName(), { ...changes, roleId });
+          }),
+        );
         console.log(`Updated @${name}.`);
         return;
       }
       case "role": {
         const role = positionals[2];
         if (!role) throw new UsageError("Give the role's name (user, moderator, admin, owner or a custom role's).");
-        await run(() => withRuntime((rt) => modifyUser(rt, needName(), { role })));
+        await run(() => withRuntime(async (rt) => modifyUser(rt, needName(), { roleId: await roleIdOf(rt, role) })));
         console.log(`@${name} now has the role ${role}.`);
         return;
       }

@@ -8,7 +8,6 @@ import { publishEvent } from "../../streaming/events.ts";
 import { createLocalUser } from "../accounts/accounts.ts";
 import { queueConfirmation } from "../accounts/email_confirmation.ts";
 import { invalidateAuth } from "../auth/authenticate.ts";
-import { roleIdByName } from "../roles/manage.ts";
 
 /**
  * An account made by the operator, with a generated password. Reserved names and email provider
@@ -47,8 +46,8 @@ async function userOf(rt: Runtime, username: string) {
 }
 
 export interface UserChanges {
-  /** A role's name: a built-in one (user, moderator, admin, owner) or a custom role's. */
-  role?: string;
+  /** The new role (null: everyone's only); see roleIdByName. */
+  roleId?: string | null;
   confirm?: boolean;
   approve?: boolean;
   disabled?: boolean;
@@ -57,11 +56,10 @@ export interface UserChanges {
 export async function modifyUser(rt: Runtime, username: string, changes: UserChanges): Promise<void> {
   const user = await userOf(rt, username);
   const now = new Date();
-  const roleId = changes.role === undefined ? undefined : await roleIdByName(rt, changes.role);
   await rt.db
     .updateTable("users")
     .set({
-      ...(roleId !== undefined ? { role_id: roleId } : {}),
+      ...(changes.roleId !== undefined ? { role_id: changes.roleId } : {}),
       ...(changes.confirm ? { confirmed_at: now, confirmation_token_hash: null } : {}),
       ...(changes.approve ? { approved: true } : {}),
       ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),

@@ -23,7 +23,9 @@ export type TargetType =
   | "Tag"
   | "Status"
   | "UserRole"
-  | "Setting";
+  | "Setting"
+  | "Rule"
+  | "TermsOfService";
 
 export interface AuditRecord {
   /** Mastodon's action names: suspend, unsuspend, silence, create, destroy, approve, resolve… */
