@@ -206,6 +206,18 @@ test("email domain blocks refuse sign-ups, or send them for approval", async (t)
     { error: "ERR_BLOCKED", description: "uses a disallowed e-mail provider" },
   ]);
   assert.equal((await as(admin, "POST", "/api/v1/admin/email_domain_blocks", { domain: "spam.test" })).status, 422);
+  // Its history counts the attempts it met today, and the addresses they came from.
+  assert.equal((await signUp("spammer2", "y@spam.test", "203.0.113.51")).status, 422);
+  assert.equal((await signUp("spammer3", "z@SPAM.test", "203.0.113.51")).status, 422);
+  assert.equal((await signUp("honest", "h@spam.test.example", "203.0.113.51")).status, 200);
+  const history = (await ok(admin, "GET", `/api/v1/admin/email_domain_blocks/${block.id}`)).history;
+  const today = Math.floor(Date.now() / 86_400_000) * 86_400;
+  assert.deepEqual(history[0], { day: String(today), accounts: "2", uses: "3" });
+  assert.deepEqual(
+    history.slice(1).map((d: any) => [d.accounts, d.uses]),
+    Array.from({ length: 6 }, () => ["0", "0"]),
+  );
+  assert.equal(history[6].day, String(today - 6 * 86_400));
 
   await ok(admin, "POST", "/api/v1/admin/email_domain_blocks", { domain: "slow.test", allow_with_approval: true });
   const pending = await signUp("patient", "p@slow.test");

@@ -85,6 +85,15 @@ export interface UserSettings {
   expand_spoilers?: boolean;
 }
 
+/** Sign-up attempts an email-domain block met: one row per block, day and address. */
+export interface EmailDomainBlockAttemptsTable {
+  block_id: string;
+  /** Days since the epoch (UTC). */
+  day: number;
+  ip: string;
+  uses: number;
+}
+
 export interface UsersTable {
   id: string;
   account_id: string;
@@ -752,6 +761,7 @@ export interface Database {
   domain_allows: DomainAllowsTable;
   accounts: AccountsTable;
   account_stats: AccountStatsTable;
+  email_domain_block_attempts: EmailDomainBlockAttemptsTable;
   roles: RolesTable;
   users: UsersTable;
   oauth_applications: OAuthApplicationsTable;

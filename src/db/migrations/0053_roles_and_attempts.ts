@@ -1,6 +1,7 @@
 // Staff roles as rows, as Mastodon keeps them (user_roles): the built-in Moderator, Admin and
 // Owner with the ids the API already reported, "everyone" (-99) holding the base permissions every
 // user has, and the custom roles admins add. A user's role becomes a reference (null: everyone).
+// And the sign-up attempts each email-domain block met, by day and address (its `history`).
 import { type Kysely, sql } from "kysely";
 
 // Mastodon's permission bits, as they were when this migration was written.
@@ -49,10 +50,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .column("role_id")
     .where(sql<boolean>`role_id is not null`)
     .execute();
+
+  await db.schema
+    .createTable("email_domain_block_attempts")
+    .addColumn("block_id", "bigint", (c) => c.notNull().references("email_domain_blocks.id").onDelete("cascade"))
+    // Days since the epoch (UTC).
+    .addColumn("day", "integer", (c) => c.notNull())
+    .addColumn("ip", "text", (c) => c.notNull())
+    .addColumn("uses", "integer", (c) => c.notNull())
+    .addPrimaryKeyConstraint("email_domain_block_attempts_pkey", ["block_id", "day", "ip"])
+    .execute();
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: see up()
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable("email_domain_block_attempts").execute();
   await db.schema
     .alterTable("users")
     .addColumn("role", "text", (c) => c.notNull().defaultTo("user"))
