@@ -287,7 +287,15 @@ test("IP blocks: sign-ups refused or held for approval, sign-in refused", async 
   assert.equal((await signUp("bot2", "bot2@mail.test", "198.51.100.3")).status, 200);
   assert.equal(await approved("bot2"), false);
 
-  await ok(admin, "POST", "/api/v1/admin/ip_blocks", { ip: "2001:db8::/32", severity: "no_access" });
+  const noAccess = await ok(admin, "POST", "/api/v1/admin/ip_blocks", { ip: "2001:db8::/32", severity: "no_access" });
+  // No access means no request at all is answered, pages and API alike, with or without a token.
+  const from = (ip: string, path: string) =>
+    server.get(path, { token: alice.token, headers: { "x-forwarded-for": ip } });
+  for (const path of ["/api/v1/instance", "/api/v1/accounts/verify_credentials", "/about", "/.well-known/nodeinfo"]) {
+    const refusedHere = await from("2001:db8::5", path);
+    assert.deepEqual([refusedHere.status, refusedHere.body], [403, { error: "Forbidden" }], path);
+    assert.equal((await from("2001:db9::5", path)).status, 200, path);
+  }
   const signIn = await server.post("/oauth/token", {
     headers: { "x-forwarded-for": "2001:db8::5" },
     form: {
@@ -321,6 +329,13 @@ test("IP blocks: sign-ups refused or held for approval, sign-in refused", async 
   );
   assert.equal((await as(admin, "POST", "/api/v1/admin/ip_blocks", { ip: "10.0.0.1", severity: "ban" })).status, 422);
   assert.equal((await ok(admin, "GET", "/api/v1/admin/ip_blocks")).length, 2);
+  // A change reaches the in-memory list at once.
+  await ok(admin, "PUT", `/api/v1/admin/ip_blocks/${noAccess.id}`, { severity: "sign_up_block" });
+  assert.equal((await from("2001:db8::5", "/api/v1/instance")).status, 200);
+  await ok(admin, "PUT", `/api/v1/admin/ip_blocks/${noAccess.id}`, { severity: "no_access" });
+  assert.equal((await from("2001:db8::5", "/api/v1/instance")).status, 403);
+  await ok(admin, "DELETE", `/api/v1/admin/ip_blocks/${noAccess.id}`);
+  assert.equal((await from("2001:db8::5", "/api/v1/instance")).status, 200);
   assert.deepEqual(await ok(admin, "DELETE", `/api/v1/admin/ip_blocks/${block.id}`), {});
   assert.ok((await audit()).includes("create IpBlock 198.51.100.0/24"));
 });
