@@ -7,7 +7,7 @@ import { BUILT_IN_ROLES } from "../src/domain/roles.ts";
 import { listAuditLog } from "../src/services/moderation/audit_log.ts";
 import { roleOf } from "../src/services/roles/lookup.ts";
 import { assertEntity } from "./conformance.ts";
-import { remoteAccount } from "./fixtures.ts";
+import { insertStatus, remoteAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -179,6 +179,45 @@ test("domain blocks: limit, then suspend, severing follows; lifting undoes both"
   ]) {
     assert.ok(log.includes(line), line);
   }
+});
+
+test("a suspending domain block has its accounts' data deleted 30 days later, unless lifted first", async () => {
+  const doomed = await remoteAccount(server, "doomed", "gone.test");
+  const spared = await remoteAccount(server, "spared", "kept.test");
+  const doomedStatus = await insertStatus(server, doomed, { local: false, content: "soon gone" });
+  const sparedStatus = await insertStatus(server, spared, { local: false, content: "stays" });
+  const gone = await ok(admin, "POST", "/api/v1/admin/domain_blocks", { domain: "gone.test", severity: "suspend" });
+  const kept = await ok(admin, "POST", "/api/v1/admin/domain_blocks", { domain: "kept.test", severity: "suspend" });
+  const purges = await server.rt.db
+    .selectFrom("jobs")
+    .select(["payload", "run_at"])
+    .where("type", "=", "accounts.purge")
+    .execute();
+  for (const id of [doomed, spared]) {
+    const job = purges.find((j) => (j.payload as { accountId: string }).accountId === id);
+    assert.ok(job && new Date(job.run_at).getTime() > Date.now() + 29 * 86_400_000, `${id}: in 30 days`);
+  }
+  // kept.test is lifted before its time; then 31 days pass.
+  await ok(admin, "DELETE", `/api/v1/admin/domain_blocks/${kept.id}`);
+  await server.rt.db
+    .updateTable("accounts")
+    .set({ suspended_at: new Date(Date.now() - 31 * 86_400_000) })
+    .where("id", "=", doomed)
+    .execute();
+  await server.rt.db.updateTable("jobs").set({ run_at: new Date() }).where("type", "=", "accounts.purge").execute();
+  await server.settle();
+  const left = await server.rt.db
+    .selectFrom("statuses")
+    .select("id")
+    .where("id", "in", [doomedStatus, sparedStatus])
+    .execute();
+  assert.deepEqual(
+    left.map((r) => r.id),
+    [sparedStatus],
+  );
+  assert.equal((await server.get(`/api/v1/accounts/${doomed}`, { token: alice.token })).status, 410);
+  assert.equal((await server.get(`/api/v1/accounts/${spared}`, { token: alice.token })).status, 200);
+  await ok(admin, "DELETE", `/api/v1/admin/domain_blocks/${gone.id}`);
 });
 
 test("domain allows", async (t) => {
