@@ -23,7 +23,9 @@ type Sign = (request: Request) => Promise<Request>;
 function loader(config: Config, sign?: Sign): DocumentLoader {
   const fetch = outgoing(config);
   return async (url) => {
-    if (url in preloadedContexts) return { contextUrl: null, documentUrl: url, document: preloadedContexts[url] };
+    if (url in preloadedContexts) {
+      return { contextUrl: null, documentUrl: url, document: preloadedContexts[url], tag: "static" } as RemoteDocument;
+    }
     let headers: Record<string, string> = { accept: ACCEPT };
     if (sign) {
       const signed = await sign(new Request(url, { headers }));
@@ -50,6 +52,10 @@ const MAX_CONTEXTS = 200;
  * Contexts: the ones Fedify carries, else fetched once. A context that cannot be had (Pleroma's
  * `litepub-0.1.jsonld` from a server that is down) counts as empty, as Mastodon, which reads
  * activities as plain JSON, would not notice it: the ActivityStreams terms still resolve.
+ *
+ * Contexts that do not change are tagged `static`: jsonld then keeps them processed between
+ * documents instead of processing the ActivityStreams context again for every activity it reads
+ * (most of the CPU time of parsing one). An empty stand-in is not tagged, so it is tried again.
  */
 export function contextLoaderFactory(config: Config): DocumentLoaderFactory {
   const plain = loader(config);
@@ -58,7 +64,7 @@ export function contextLoaderFactory(config: Config): DocumentLoaderFactory {
     if (known) return known;
     let document: RemoteDocument;
     try {
-      document = await plain(url);
+      document = { ...(await plain(url)), tag: "static" } as RemoteDocument;
     } catch {
       return { contextUrl: null, documentUrl: url, document: { "@context": {} } };
     }
