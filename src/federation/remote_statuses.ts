@@ -289,7 +289,7 @@ export async function storeStatus(
         .where("status_id", "=", parent.id)
         .execute();
     }
-    await statusPosted(rt, trx, { id, mentioned, visibility });
+    await statusPosted(rt, trx, { id, accountId: authorId, mentioned, visibility });
     return id;
   });
 }

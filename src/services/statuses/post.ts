@@ -139,7 +139,12 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
         .where("status_id", "=", parent.id)
         .execute();
     }
-    await statusPosted(rt, trx, { id, mentioned: rendered.mentions.map((m) => m.id), visibility });
+    await statusPosted(rt, trx, {
+      id,
+      accountId: author.accountId,
+      mentioned: rendered.mentions.map((m) => m.id),
+      visibility,
+    });
     await federate(rt, trx, author.accountId, { type: "Create", statusId: id }, [
       ...rendered.mentions.map((m) => m.id),
       ...(parent ? [parent.account_id] : []),

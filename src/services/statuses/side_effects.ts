@@ -45,10 +45,22 @@ async function notifyAbout(
   await notify(rt, db, input);
 }
 
+/** Whether any follower of the account asked to hear of its every post (an index of those alone answers). */
+async function hasSubscribers(db: Db, accountId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("follows")
+    .select("id")
+    .where("target_account_id", "=", accountId)
+    .where("notify", "=", true)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function statusPosted(
   rt: Runtime,
   db: Db,
-  s: { id: string; mentioned: string[]; visibility: Visibility },
+  s: { id: string; accountId: string; mentioned: string[]; visibility: Visibility },
 ): Promise<void> {
   await indexStatus(db, rt.dialect, s.id);
   if (s.mentioned.length > 0 || s.visibility === "direct") {
@@ -59,7 +71,10 @@ export async function statusPosted(
       db,
     );
   }
-  await rt.queue.enqueue("statuses.notify_subscribers", { statusId: s.id }, {}, db);
+  // Most accounts have no such followers: a job that would find none is not made.
+  if (s.visibility !== "direct" && (await hasSubscribers(db, s.accountId))) {
+    await rt.queue.enqueue("statuses.notify_subscribers", { statusId: s.id }, {}, db);
+  }
   await rt.queue.enqueue("feeds.fanout", { statusId: s.id }, {}, db);
 }
 
