@@ -239,11 +239,13 @@ export async function storeStatus(
     media: [],
     remoteMedia: media,
   };
-  return rt.db.transaction().execute(async (trx) => {
-    if (await insertStatus(rt, trx, status)) return id;
+  const written = await rt.db.transaction().execute(async (trx) => {
+    const inserted = await insertStatus(rt, trx, status);
     // Stored by another job at the same moment: that one is the status.
-    return (await statusByUri(trx, uri))?.id ?? null;
+    return inserted ? { id, ...inserted } : { id: (await statusByUri(trx, uri))?.id ?? null, afterCommit: null };
   });
+  await written.afterCommit?.();
+  return written.id;
 }
 
 /** An edit of a stored remote status: its text, mentions, hashtags and poll counts now. */

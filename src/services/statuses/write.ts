@@ -50,10 +50,15 @@ export interface ParsedStatus {
 }
 
 /**
- * Inserts a status in the caller's transaction. Returns false, and writes nothing, when a status
- * with its URI is stored already (a redelivery, or another job storing the same object at once).
+ * Inserts a status in the caller's transaction; returns what to do once it commits (tell the
+ * streams). Returns null, and writes nothing, when a status with its URI is stored already (a
+ * redelivery, or another job storing the same object at once).
  */
-export async function insertStatus(rt: Runtime, db: Db, s: ParsedStatus): Promise<boolean> {
+export async function insertStatus(
+  rt: Runtime,
+  db: Db,
+  s: ParsedStatus,
+): Promise<{ afterCommit: () => Promise<void> } | null> {
   const now = new Date();
   const inserted = await db
     .insertInto("statuses")
@@ -82,7 +87,7 @@ export async function insertStatus(rt: Runtime, db: Db, s: ParsedStatus): Promis
     .onConflict((oc) => oc.column("uri").doNothing())
     .returning("id")
     .executeTakeFirst();
-  if (!inserted) return false;
+  if (!inserted) return null;
   await db.insertInto("status_stats").values({ status_id: s.id }).execute();
   await addMentions(db, s.id, s.mentioned);
   await addTags(db, s.id, s.tags, now);
@@ -101,8 +106,14 @@ export async function insertStatus(rt: Runtime, db: Db, s: ParsedStatus): Promis
       .where("status_id", "=", s.parent.id)
       .execute();
   }
-  await statusPosted(rt, db, { id: s.id, accountId: s.accountId, mentioned: s.mentioned, visibility: s.visibility });
-  return true;
+  const afterCommit = await statusPosted(rt, db, {
+    id: s.id,
+    accountId: s.accountId,
+    local: s.local,
+    mentioned: s.mentioned,
+    visibility: s.visibility,
+  });
+  return { afterCommit };
 }
 
 /** The rows of a remote status's attachments, in one statement. */
