@@ -19,6 +19,7 @@ import { type RemoteServer, signedPostHeaders, startRemoteServer } from "../test
 import { startServer, type TestServer, type TestUser } from "../test/rig.ts";
 import type { SignedRequest } from "./inbox_load.ts";
 import { log } from "./lib.ts";
+import { pool } from "./pool.ts";
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
 const CONCURRENCY = 50;
@@ -31,21 +32,6 @@ async function post(url: string, activity: unknown, remote: RemoteServer, userna
   const res = await fetch(url, { method: "POST", headers, body });
   await res.arrayBuffer();
   return res.status;
-}
-
-/** Runs `tasks` `CONCURRENCY` at a time. */
-async function pool<T>(tasks: (() => Promise<T>)[]): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        results[i] = await tasks[i]();
-      }
-    }),
-  );
-  return results;
 }
 
 function fill(server: TestServer, remote: RemoteServer, username: string) {
@@ -200,7 +186,7 @@ async function delivery(): Promise<void> {
         return post(`${server.url}/users/alice/inbox`, follow, remote, name);
       }),
     );
-    const refused = (await pool(follows)).filter((s) => s !== 202).length;
+    const refused = (await pool(follows, CONCURRENCY)).filter((s) => s !== 202).length;
     if (refused > 0) log(`  (${refused} follows were refused)`);
     await server.settle();
     const account = await server.get(`/api/v1/accounts/${alice.accountId}`, { token: alice.token });
