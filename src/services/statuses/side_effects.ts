@@ -70,7 +70,7 @@ export async function statusPosted(
   db: Db,
   s: { id: string; accountId: string; local: boolean; mentioned: string[]; visibility: Visibility },
 ): Promise<() => Promise<void>> {
-  await indexStatus(db, rt.dialect, s.id);
+  await indexStatus(db, rt.dialect, s.id, { isNew: true });
   if (s.mentioned.length > 0 || s.visibility === "direct") {
     await rt.queue.enqueue(
       "statuses.notify_mentioned",

@@ -92,7 +92,7 @@ export async function insertStatus(
   await addMentions(db, s.id, s.mentioned);
   await addTags(db, s.id, s.tags, now);
   if (s.poll) await createPoll(rt, db, s.id, s.accountId, s.poll, s.local);
-  await setStatusMedia(db, s.id, s.media, now);
+  if (s.media.length > 0) await setStatusMedia(db, s.id, s.media, now);
   await addRemoteMedia(db, s, now);
   await db
     .updateTable("account_stats")
