@@ -1,7 +1,11 @@
 // The `federation.distribute` job: builds the activity of a local action from the rows (as they are
 // when it runs), finds the inboxes that must receive it, one per server where the server has a
 // shared inbox, and adds a delivery job for each. Run twice, it adds no delivery twice (the
-// deliveries are unique jobs).
+// deliveries are unique jobs). Every activity carries an object integrity proof (FEP-8b32) made
+// with the actor's Ed25519 key, as Fedify's sendActivity adds one: a server can then trust an
+// activity forwarded by someone else, or fetched from elsewhere, without our HTTP signature.
+
+import { signObject } from "@fedify/fedify";
 import {
   Accept,
   type Activity,
@@ -329,11 +333,20 @@ export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["fed
   const ctx = federationOf(rt).createContext(new URL(rt.config.origin), rt);
   const actor = await rt.db
     .selectFrom("accounts")
-    .select("uri")
+    .select(["uri", "username"])
     .where("id", "=", built.actorId)
     .executeTakeFirstOrThrow();
+  const proofKey = (await ctx.getActorKeyPairs(actor.username)).find((k) => k.privateKey.algorithm.name === "Ed25519");
   const activities = [built.activity, ...(built.more ?? [])];
-  for (const activity of activities) {
+  for (const unsigned of activities) {
+    // Dated by the action, not by this run: Ed25519 signs the same bytes the same way, so a second
+    // run makes the same body and its deliveries are the ones already waiting.
+    const activity = proofKey
+      ? await signObject(unsigned, proofKey.privateKey, proofKey.multikey.id!, {
+          contextLoader: ctx.contextLoader,
+          created: instant(new Date(at)),
+        })
+      : unsigned;
     const body = JSON.stringify(await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader }));
     for (const inbox of targets) {
       await rt.queue.enqueue(
