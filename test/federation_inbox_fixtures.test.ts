@@ -182,17 +182,25 @@ test("Create(Note) public: mention, hashtag, contentMap; redelivery changes noth
   assert.ok(mentions.some((n) => n.status.id === s.id));
 });
 
-test("attachments arrive with their alt text and remote URL (Mastodon's Document, GoToSocial's Image)", async () => {
+test("attachments arrive with their alt text, remote URL, blurhash, focal point and size (Mastodon's Document, GoToSocial's Image)", async () => {
   const s = (await statusesOf(await senderId("mastodon"))).find((x) => x.uri.endsWith("115501000000000001"));
   assert.equal(s.media_attachments.length, 1);
-  assert.equal(s.media_attachments[0].description, "A gull standing on a mooring post, sea behind it");
+  const [media] = s.media_attachments;
+  assert.equal(media.description, "A gull standing on a mooring post, sea behind it");
   assert.equal(
-    s.media_attachments[0].remote_url,
+    media.remote_url,
     `${values.mastodon.origin}/system/media_attachments/files/115/501/000/original/gull.jpg`,
   );
+  assert.equal(media.blurhash, "UFGbk@~q-;t7_3M{of%MM{t7WBay-;ofRjt7");
+  assert.deepEqual(media.meta, {
+    original: { width: 1600, height: 1200, size: "1600x1200", aspect: 1.333333 },
+    focus: { x: 0.1, y: -0.3 },
+  });
   assert.equal(await deliver("gotosocial/create_note_public"), 202);
   const gts = (await statusesOf(await senderId("gotosocial"))).find((x) => !x.poll);
   assert.equal(gts.media_attachments[0]?.description, "A small server on a shelf");
+  assert.equal(gts.media_attachments[0]?.blurhash, "LEHV6nWB2yk8pyo0adR*.7kCMdnj");
+  assert.deepEqual(gts.media_attachments[0]?.meta, { focus: { x: 0, y: 0 } });
 });
 
 test("custom emojis of other servers", {

@@ -5,7 +5,6 @@
 // with the actor's Ed25519 key, as Fedify's sendActivity adds one: a server can then trust an
 // activity forwarded by someone else, or fetched from elsewhere, without our HTTP signature.
 
-import { signObject } from "@fedify/fedify";
 import {
   Accept,
   type Activity,
@@ -29,9 +28,13 @@ import { localActor } from "./actor.ts";
 import { DELIVERY_MAX_ATTEMPTS } from "./delivery.ts";
 import { federationOf } from "./federation.ts";
 import { localAccountByUsername } from "./local_rows.ts";
+import { addMediaTerms, type MediaTerms } from "./media_terms.ts";
 import { loadNoteParts, noteObject } from "./note.ts";
 import { refused } from "./peers.ts";
+import { withProof } from "./proof.ts";
 import { instant } from "./temporal.ts";
+
+type JsonObject = Record<string, unknown>;
 
 interface Audience {
   /** Local account ids whose remote followers receive it. */
@@ -43,6 +46,8 @@ interface Audience {
 interface Built {
   actorId: string;
   activity: Activity;
+  /** The terms of the note's attachments that Fedify's vocabulary lacks, for its `object`. */
+  media?: MediaTerms[];
   audience: Audience;
   /** Further activities to the same audience (a vote on several choices). */
   more?: Activity[];
@@ -92,7 +97,7 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
         o.type === "Create"
           ? new Create({ id: new URL(`${row.uri}/activity`), published: note.published, ...addressing })
           : new Update({ id: new URL(`${row.uri}#updates/${stamp}`), updated: instant(at), ...addressing });
-      return { actorId: row.account_id, activity, audience };
+      return { actorId: row.account_id, activity, audience, media: parts.media };
     }
     case "Announce": {
       const boost = await rt.db.selectFrom("statuses").selectAll().where("id", "=", o.boostId).executeTakeFirst();
@@ -338,16 +343,15 @@ export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["fed
     .executeTakeFirstOrThrow();
   const proofKey = (await ctx.getActorKeyPairs(actor.username)).find((k) => k.privateKey.algorithm.name === "Ed25519");
   const activities = [built.activity, ...(built.more ?? [])];
-  for (const unsigned of activities) {
+  for (const activity of activities) {
+    let json = (await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader })) as JsonObject;
+    if (built.media && typeof json.object === "object" && json.object) {
+      addMediaTerms(json, json.object as JsonObject, built.media);
+    }
     // Dated by the action, not by this run: Ed25519 signs the same bytes the same way, so a second
     // run makes the same body and its deliveries are the ones already waiting.
-    const activity = proofKey
-      ? await signObject(unsigned, proofKey.privateKey, proofKey.multikey.id!, {
-          contextLoader: ctx.contextLoader,
-          created: instant(new Date(at)),
-        })
-      : unsigned;
-    const body = JSON.stringify(await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader }));
+    if (proofKey) json = await withProof(json, proofKey.privateKey, proofKey.multikey.id!, new Date(at));
+    const body = JSON.stringify(json);
     for (const inbox of targets) {
       await rt.queue.enqueue(
         "federation.deliver",

@@ -12,7 +12,7 @@ import { actorKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
 import { databaseKvStore } from "./kv_store.ts";
 import { localAccountByUsername, publicLocalStatusId } from "./local_rows.ts";
 import { jobMessageQueue } from "./message_queue.ts";
-import { loadNoteParts, noteObject } from "./note.ts";
+import { loadNoteParts, servedNote } from "./note.ts";
 import { Temporal } from "./temporal.ts";
 
 const federations = new WeakMap<Runtime, Federation<Runtime>>();
@@ -65,11 +65,11 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       return [pairs.rsa, pairs.ed25519];
     });
 
-  federation.setObjectDispatcher(Note, "/users/{username}/statuses/{id}", async (_ctx, values) => {
+  federation.setObjectDispatcher(Note, "/users/{username}/statuses/{id}", async (ctx, values) => {
     const id = await publicLocalStatusId(rt, values.username, values.id);
     const parts = id ? await loadNoteParts(rt, id) : null;
     // A poll is a Question; Fedify serves whatever object the dispatcher returns.
-    return parts ? (noteObject(rt, parts) as Note) : null;
+    return parts ? ((await servedNote(rt, parts, ctx.contextLoader)) as Note) : null;
   });
 
   federation
@@ -121,7 +121,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
     .setFirstCursor(() => "");
 
   federation
-    .setOutboxDispatcher("/users/{identifier}/outbox", async (_ctx, identifier, cursor) => {
+    .setOutboxDispatcher("/users/{identifier}/outbox", async (ctx, identifier, cursor) => {
       const account = await localAccountByUsername(rt, identifier);
       if (!account) return null;
       const rows = await rt.db
@@ -139,7 +139,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       for (const { id } of rows) {
         const parts = await loadNoteParts(rt, id);
         if (!parts) continue;
-        const note = noteObject(rt, parts);
+        const note = await servedNote(rt, parts, ctx.contextLoader);
         items.push(
           new Create({
             id: new URL(`${parts.row.uri}/activity`),
@@ -156,7 +156,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
     .setCounter(async (_ctx, identifier) => (await localAccountByUsername(rt, identifier))?.statuses_count ?? null)
     .setFirstCursor(() => "");
 
-  federation.setFeaturedDispatcher("/users/{identifier}/collections/featured", async (_ctx, identifier) => {
+  federation.setFeaturedDispatcher("/users/{identifier}/collections/featured", async (ctx, identifier) => {
     const account = await localAccountByUsername(rt, identifier);
     if (!account) return null;
     const pins = await rt.db
@@ -171,7 +171,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
     const items: Note[] = [];
     for (const { id } of pins) {
       const parts = await loadNoteParts(rt, id);
-      if (parts) items.push(noteObject(rt, parts) as Note);
+      if (parts) items.push((await servedNote(rt, parts, ctx.contextLoader)) as Note);
     }
     return { items };
   });

@@ -1,14 +1,15 @@
 // A status as an ActivityPub object, as Mastodon's ActivityPub::NoteSerializer writes it: a Note (a
 // Question for a poll) with to/cc derived from its visibility, its reply parent, mentions and
-// hashtags, content warning and language map, and `updated` after an edit.
+// hashtags, content warning and language map, attachments as Documents, and `updated` after an edit.
 
-import { LanguageString } from "@fedify/fedify";
+import { type DocumentLoader, LanguageString } from "@fedify/fedify";
 import { Collection, Document, Hashtag, Mention, Note, PUBLIC_COLLECTION, Question } from "@fedify/fedify/vocab";
 import type { Selectable } from "kysely";
 import type { StatusesTable } from "../db/schema.ts";
 import { urls } from "../domain/urls.ts";
 import { mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
+import { addMediaTerms } from "./media_terms.ts";
 import { instant } from "./temporal.ts";
 
 export type StatusRowFull = Selectable<StatusesTable>;
@@ -26,6 +27,8 @@ export interface NoteParts {
     description: string | null;
     width: number | null;
     height: number | null;
+    blurhash: string | null;
+    focus: { x: number; y: number } | null;
   }[];
 }
 
@@ -88,6 +91,8 @@ export async function loadNoteParts(rt: Runtime, statusId: string): Promise<Note
           description: m.description,
           width: typeof size.width === "number" ? size.width : null,
           height: typeof size.height === "number" ? size.height : null,
+          blurhash: m.blurhash,
+          focus: m.meta.focus ?? null,
         },
       ];
     }),
@@ -164,4 +169,22 @@ export function noteObject(rt: Runtime, parts: NoteParts): Note | Question {
     closed: poll.expires_at <= new Date() ? instant(poll.expires_at) : null,
     voters: poll.voters_count,
   });
+}
+
+/**
+ * The object that a fetch of the status is answered with: noteObject's, with the media terms
+ * Fedify's vocabulary lacks written into the JSON it serves (an object parsed from JSON serves
+ * that JSON as it is).
+ */
+export async function servedNote(
+  rt: Runtime,
+  parts: NoteParts,
+  contextLoader: DocumentLoader,
+): Promise<Note | Question> {
+  const object = noteObject(rt, parts);
+  if (!parts.media.some((m) => m.blurhash || m.focus)) return object;
+  const json = (await object.toJsonLd({ format: "compact", contextLoader })) as Record<string, unknown>;
+  addMediaTerms(json, json, parts.media);
+  const options = { contextLoader, documentLoader: contextLoader };
+  return object instanceof Question ? Question.fromJsonLd(json, options) : Note.fromJsonLd(json, options);
 }

@@ -15,13 +15,15 @@ import {
 } from "@fedify/fedify/vocab";
 import { sql } from "kysely";
 import type { Db } from "../db/index.ts";
-import type { MediaType, Visibility } from "../db/schema.ts";
+import type { MediaMeta, MediaType, Visibility } from "../db/schema.ts";
 import { newId } from "../domain/ids.ts";
 import { isValidHashtag, sanitizeRemoteHtml } from "../domain/text/index.ts";
+import { shape } from "../media/process.ts";
 import type { Runtime } from "../runtime.ts";
 import { addMentions, addTags, replaceMentions, replaceTags } from "../services/statuses/compose.ts";
 import { statusPosted } from "../services/statuses/side_effects.ts";
 import { publishEvent } from "../streaming/events.ts";
+import { mediaTermsOf } from "./media_terms.ts";
 import { peerPolicy, refused } from "./peers.ts";
 import { accountByUri, signedLoader } from "./remote_accounts.ts";
 
@@ -83,9 +85,21 @@ function mediaTypeOf(contentType: string | null): MediaType {
   return "unknown";
 }
 
-/** The attachments of an object, referenced by their remote URLs (nothing is copied here yet). */
-async function attachmentsOf(object: StatusObject) {
-  const found: { url: string; contentType: string | null; description: string | null; type: MediaType }[] = [];
+/**
+ * The attachments of an object, referenced by their remote URLs (nothing is copied here yet).
+ * `json` is the object as its server wrote it, for the terms Fedify does not read (blurhash,
+ * focalPoint); an object fetched on its own still has its JSON.
+ */
+async function attachmentsOf(object: StatusObject, json: unknown) {
+  const terms = mediaTermsOf(typeof json === "object" && json ? json : await object.toJsonLd());
+  const found: {
+    url: string;
+    contentType: string | null;
+    description: string | null;
+    type: MediaType;
+    meta: MediaMeta;
+    blurhash: string | null;
+  }[] = [];
   for await (const item of object.getAttachments()) {
     if (found.length >= MAX_ATTACHMENTS) break;
     if (!(item instanceof Document)) continue;
@@ -93,7 +107,11 @@ async function attachmentsOf(object: StatusObject) {
     if (!url || !/^https?:/.test(url)) continue;
     const contentType = item.mediaType ?? null;
     const description = item.name ? String(item.name).slice(0, 1500) : null;
-    found.push({ url, contentType, description, type: mediaTypeOf(contentType) });
+    const { blurhash = null, focus = null } = terms.get(url) ?? {};
+    const meta: MediaMeta = {};
+    if (item.width && item.height && item.width > 0 && item.height > 0) meta.original = shape(item.width, item.height);
+    if (focus) meta.focus = focus;
+    found.push({ url, contentType, description, type: mediaTypeOf(contentType), meta, blurhash });
   }
   return found;
 }
@@ -160,6 +178,8 @@ export async function storeStatus(
   ctx: Context<Runtime>,
   object: StatusObject,
   depth = 0,
+  /** The object as it arrived inside an activity, for what Fedify does not read. */
+  json?: unknown,
 ): Promise<string | null> {
   if (!object.id || !object.attributionId) return null;
   const uri = object.id.href;
@@ -191,7 +211,9 @@ export async function storeStatus(
   const mentioned = await knownAccounts(rt, text.mentionUris);
   const poll = await pollOf(object);
   // A server whose media are rejected has its statuses stored without them.
-  const media = (await peerPolicy(rt, object.id.host)).rejectMedia ? [] : await attachmentsOf(object).catch(() => []);
+  const media = (await peerPolicy(rt, object.id.host)).rejectMedia
+    ? []
+    : await attachmentsOf(object, json).catch(() => []);
   const visibility = visibilityOf(object, author.followers_url);
   const id = newId();
   const created = object.published ? new Date(object.published.epochMilliseconds) : new Date();
@@ -247,9 +269,9 @@ export async function storeStatus(
           preview_key: null,
           content_type: m.contentType,
           file_size: 0,
-          meta: JSON.stringify({}),
+          meta: JSON.stringify(m.meta),
           description: m.description,
-          blurhash: null,
+          blurhash: m.blurhash,
           remote_url: m.url,
           created_at: now,
           updated_at: now,
