@@ -3,6 +3,7 @@
 // favourites, edits, deletes, poll votes, profile updates, unfollowing and blocking.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { addEmoji } from "../src/services/emojis/custom_emojis.ts";
 import { eventually, lookupRemote, settleAll, startFederatedServers, warmActor } from "./federation_rig.ts";
 import { post } from "./fixtures.ts";
 import type { TestServer, TestUser } from "./rig.ts";
@@ -288,6 +289,39 @@ test("a profile update reaches the followers' server", async () => {
   const seen = await b.get(`/api/v1/accounts/${aliceOnB}`, { token: bob.token });
   assert.equal(seen.body.display_name, "Alice A.");
   assert.match(seen.body.note, /Birds, mostly/);
+});
+
+test("custom emojis travel as Emoji tags, in posts and profiles", async () => {
+  const image = await import("sharp").then((m) =>
+    m
+      .default({ create: { width: 32, height: 32, channels: 4, background: "#aa3366" } })
+      .png()
+      .toBuffer(),
+  );
+  const rook = await addEmoji(a.rt, { shortcode: "rook", image });
+  const status = await post(a, alice, "A bird of the crow family :rook:");
+  const profile = await a.patch("/api/v1/accounts/update_credentials", {
+    token: alice.token,
+    json: { display_name: "Alice :rook:" },
+  });
+  assert.equal(profile.status, 200, profile.text);
+  await settle();
+  const [local] = status.emojis;
+  assert.equal(local.shortcode, "rook");
+  // On b the emoji is a's, by its URL on a, and not offered in b's picker.
+  const theirs = { shortcode: "rook", url: local.url, static_url: local.url, visible_in_picker: false, category: null };
+  assert.deepEqual((await statusOn(b, bob, status.uri)).emojis, [theirs]);
+  const account = await b.get(`/api/v1/accounts/${aliceOnB}`, { token: bob.token });
+  assert.equal(account.body.display_name, "Alice :rook:");
+  assert.deepEqual(account.body.emojis, [theirs]);
+  assert.deepEqual((await b.get("/api/v1/custom_emojis")).body, []);
+  // The Emoji tag's id resolves.
+  const emoji = await a.get(`/emojis/${rook.id}`, { headers: { accept: "application/activity+json" } });
+  assert.equal(emoji.status, 200, emoji.text);
+  const json = JSON.parse(emoji.text);
+  assert.equal(json.type, "Emoji");
+  assert.equal(json.name, ":rook:");
+  assert.equal(json.icon.url, local.url);
 });
 
 test("unfollowing and blocking end the follows on both sides", async () => {

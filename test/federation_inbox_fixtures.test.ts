@@ -203,14 +203,21 @@ test("attachments arrive with their alt text, remote URL, blurhash, focal point 
   assert.deepEqual(gts.media_attachments[0]?.meta, { focus: { x: 0, y: 0 } });
 });
 
-test("custom emojis of other servers", {
-  todo: "the inbox does not store other servers' custom emojis yet",
-}, async () => {
+test("custom emojis of other servers: a Note's and an actor's Emoji tags", async () => {
   const s = (await statusesOf(await senderId("mastodon"))).find((x) => x.uri.endsWith("115501000000000001"));
-  assert.deepEqual(
-    s.emojis.map((e: { shortcode: string }) => e.shortcode),
-    ["blobwave"],
-  );
+  const image = `${values.mastodon.origin}/system/custom_emojis/images/000/004/417/original/blobwave.png`;
+  const blobwave = { shortcode: "blobwave", url: image, static_url: image, visible_in_picker: false, category: null };
+  assert.deepEqual(s.emojis, [blobwave]);
+  // Kept per server: the same shortcode from another server is not that emoji.
+  const gts = (await statusesOf(await senderId("gotosocial"))).find((x) => !x.poll);
+  assert.deepEqual(gts.emojis, []);
+  // The actor's name uses it (the profile update below sends the same tag); so does its account.
+  assert.equal(await deliver("mastodon/update_person"), 202);
+  const account = await server.get(`/api/v1/accounts/${await senderId("mastodon")}`, { token: alice.token });
+  assert.deepEqual(account.body.emojis, [blobwave]);
+  // This server's own emojis do not change.
+  const local = await server.get("/api/v1/custom_emojis");
+  assert.deepEqual(local.body, []);
 });
 
 test("Create(Note) unlisted, followers-only and direct keep their audience", async () => {

@@ -3,10 +3,12 @@
 // document is read through src/net, and the dispatchers below serve this server's actors, objects
 // and collections. Inbox listeners are in inbox.ts.
 import { createFederation, type Federation } from "@fedify/fedify";
-import { Create, Hashtag, Note, type Recipient } from "@fedify/fedify/vocab";
+import { Create, Emoji, Hashtag, Note, type Recipient } from "@fedify/fedify/vocab";
+import { isId } from "../domain/ids.ts";
 import type { Runtime } from "../runtime.ts";
 import { INSTANCE_ACTOR, instanceActor, localActor } from "./actor.ts";
 import { authenticatedDocumentLoaderFactory, contextLoaderFactory, documentLoaderFactory } from "./document_loader.ts";
+import { localEmojiTags } from "./emojis.ts";
 import { registerInbox } from "./inbox.ts";
 import { actorKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
 import { databaseKvStore } from "./kv_store.ts";
@@ -70,6 +72,19 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
     const parts = id ? await loadNoteParts(rt, id) : null;
     // A poll is a Question; Fedify serves whatever object the dispatcher returns.
     return parts ? ((await servedNote(rt, parts, ctx.contextLoader)) as Note) : null;
+  });
+
+  // The id of an Emoji tag resolves, as Mastodon's do, for a server that fetches it.
+  federation.setObjectDispatcher(Emoji, "/emojis/{id}", async (_ctx, values) => {
+    if (!isId(values.id)) return null;
+    const row = await rt.db
+      .selectFrom("custom_emojis")
+      .selectAll()
+      .where("id", "=", values.id)
+      .where("domain", "is", null)
+      .where("disabled", "=", false)
+      .executeTakeFirst();
+    return row ? localEmojiTags(rt, [row])[0] : null;
   });
 
   federation

@@ -1,14 +1,26 @@
 // A status as an ActivityPub object, as Mastodon's ActivityPub::NoteSerializer writes it: a Note (a
 // Question for a poll) with to/cc derived from its visibility, its reply parent, mentions and
-// hashtags, content warning and language map, attachments as Documents, and `updated` after an edit.
+// hashtags and custom emojis, content warning and language map, attachments as Documents, and
+// `updated` after an edit.
 
 import { type DocumentLoader, LanguageString } from "@fedify/fedify";
-import { Collection, Document, Hashtag, Mention, Note, PUBLIC_COLLECTION, Question } from "@fedify/fedify/vocab";
+import {
+  Collection,
+  Document,
+  type Emoji,
+  Hashtag,
+  Mention,
+  Note,
+  PUBLIC_COLLECTION,
+  Question,
+} from "@fedify/fedify/vocab";
 import type { Selectable } from "kysely";
 import type { StatusesTable } from "../db/schema.ts";
 import { urls } from "../domain/urls.ts";
 import { mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
+import { type CustomEmoji, emojisIn, localEmojis } from "../services/emojis/custom_emojis.ts";
+import { localEmojiTags } from "./emojis.ts";
 import { addMediaTerms } from "./media_terms.ts";
 import { instant } from "./temporal.ts";
 
@@ -30,6 +42,8 @@ export interface NoteParts {
     blurhash: string | null;
     focus: { x: number; y: number } | null;
   }[];
+  /** This server's custom emojis that a local status uses. */
+  emojis: CustomEmoji[];
 }
 
 /** What a status's object is made of, or null when it does not exist (or is a boost). */
@@ -71,6 +85,7 @@ export async function loadNoteParts(rt: Runtime, statusId: string): Promise<Note
   const storage = mediaStorage(rt.config);
   return {
     row,
+    emojis: row.local ? emojisIn(await localEmojis(rt), row.spoiler_text, row.content) : [],
     author,
     mentions: mentions.map((m) => ({
       uri: m.uri,
@@ -127,11 +142,12 @@ export function noteObject(rt: Runtime, parts: NoteParts): Note | Question {
     parts.mentions.map((m) => m.uri),
   );
   const content = row.content;
-  const tags: (Mention | Hashtag)[] = [
+  const tags: (Mention | Hashtag | Emoji)[] = [
     ...parts.mentions.map((m) => new Mention({ href: new URL(m.uri), name: m.acct })),
     ...parts.tags.map(
       (name) => new Hashtag({ href: new URL(urls(rt.config).tagUrl(name.toLowerCase())), name: `#${name}` }),
     ),
+    ...localEmojiTags(rt, parts.emojis),
   ];
   const values = {
     id: new URL(row.uri),

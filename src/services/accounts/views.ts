@@ -4,6 +4,7 @@ import type { Selectable } from "kysely";
 import type { AccountStatsTable, AccountsTable, Role, UserSettings } from "../../db/schema.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
+import { type RemoteEmoji, remoteEmojisUsed } from "../emojis/remote_emojis.ts";
 import type { AccountCounters } from "../statuses/live_state.ts";
 import { throughCache, viewCaches } from "../view_caches.ts";
 
@@ -19,13 +20,29 @@ export interface AccountView {
   counters: AccountCounters | null;
   /** The account it moved to, when the row names one and it exists. */
   moved: AccountView | null;
-  /** The custom emojis its name, bio and fields use. */
-  emojis: CustomEmoji[];
+  /** The custom emojis its name, bio and fields use (its own server's, for a remote account). */
+  emojis: (CustomEmoji | RemoteEmoji)[];
 }
 
-/** The custom emojis of `emojis` (localEmojis) an account's name, bio and fields use. */
-export function accountEmojis(emojis: ReadonlyMap<string, CustomEmoji>, row: AccountRow): CustomEmoji[] {
-  return emojisIn(emojis, row.display_name, row.note, ...row.fields.flatMap((f) => [f.name, f.value]));
+/** The texts of a profile that may use custom emojis. */
+export const profileTexts = (row: AccountRow) => [
+  row.display_name,
+  row.note,
+  ...row.fields.flatMap((f) => [f.name, f.value]),
+];
+
+/**
+ * The custom emojis an account's name, bio and fields use: of `emojis` (localEmojis) for a local
+ * account, of `remote` (remoteEmojisUsed) for another server's.
+ */
+export function accountEmojis(
+  emojis: ReadonlyMap<string, CustomEmoji>,
+  row: AccountRow,
+  remote?: ReadonlyMap<string, ReadonlyMap<string, RemoteEmoji>>,
+): (CustomEmoji | RemoteEmoji)[] {
+  return row.domain === null
+    ? emojisIn(emojis, ...profileTexts(row))
+    : emojisIn(remote?.get(row.domain), ...profileTexts(row));
 }
 
 /** Accounts with their counters, by id. Missing ids are simply absent from the map. */
@@ -83,6 +100,10 @@ export async function loadAccountViews(
           .select(["account_id", "followers_count", "following_count", "statuses_count", "last_status_at"])
           .where("account_id", "in", missing)
           .execute();
+  const remoteEmojis = await remoteEmojisUsed(
+    rt.db,
+    [...found.values(), ...moved.values()].map((row) => ({ domain: row.domain, texts: profileTexts(row) })),
+  );
   const counters = new Map<string, AccountCounters>([
     ...(known ?? []),
     ...stats.map((s) => [s.account_id, { ...s, last_status_at: day(s.last_status_at) }] as const),
@@ -91,7 +112,7 @@ export async function loadAccountViews(
     row,
     counters: counters.get(row.id) ?? null,
     moved: next,
-    emojis: accountEmojis(emojis, row),
+    emojis: accountEmojis(emojis, row, remoteEmojis),
   });
   const out = new Map<string, AccountView>();
   for (const id of ids) {
@@ -112,7 +133,7 @@ export async function loadAccountView(rt: Runtime, id: string): Promise<AccountV
 export interface CredentialView {
   /** Read fresh: the owner has just changed it, perhaps. */
   row: AccountRow;
-  emojis: CustomEmoji[];
+  emojis: (CustomEmoji | RemoteEmoji)[];
   settings: UserSettings;
   role: Role;
   /** Counted up to 40, as Mastodon counts them. */
