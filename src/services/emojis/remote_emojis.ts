@@ -22,9 +22,25 @@ const MAX_TAGS = 50;
 
 /** Keeps the emojis `tags` name, for the server `domain`. */
 export async function saveRemoteEmojis(db: Db, domain: string, tags: EmojiTag[]): Promise<void> {
+  const valid = tags
+    .slice(0, MAX_TAGS)
+    .filter((tag) => SHORTCODE.test(tag.shortcode) && /^https?:\/\//.test(tag.imageUrl));
+  if (valid.length === 0) return;
+  // Every post that uses an emoji names it again: only what is new or changed is written.
+  const known = await db
+    .selectFrom("remote_emojis")
+    .select(["shortcode", "image_url"])
+    .where("domain", "=", domain)
+    .where(
+      "shortcode",
+      "in",
+      valid.map((tag) => tag.shortcode),
+    )
+    .execute();
+  const current = new Map(known.map((row) => [row.shortcode, row.image_url]));
   const now = new Date();
-  for (const tag of tags.slice(0, MAX_TAGS)) {
-    if (!SHORTCODE.test(tag.shortcode) || !/^https?:\/\//.test(tag.imageUrl)) continue;
+  for (const tag of valid) {
+    if (current.get(tag.shortcode) === tag.imageUrl) continue;
     await db
       .insertInto("remote_emojis")
       .values({
@@ -37,15 +53,11 @@ export async function saveRemoteEmojis(db: Db, domain: string, tags: EmojiTag[])
         created_at: now,
       })
       .onConflict((oc) =>
-        oc
-          .columns(["domain", "shortcode"])
-          .doUpdateSet((eb) => ({
-            uri: eb.ref("excluded.uri"),
-            image_url: eb.ref("excluded.image_url"),
-            updated_at: now,
-          }))
-          // The same image again (every post that uses it names it) writes nothing.
-          .where((eb) => eb("remote_emojis.image_url", "!=", eb.ref("excluded.image_url"))),
+        oc.columns(["domain", "shortcode"]).doUpdateSet((eb) => ({
+          uri: eb.ref("excluded.uri"),
+          image_url: eb.ref("excluded.image_url"),
+          updated_at: now,
+        })),
       )
       .execute();
   }
