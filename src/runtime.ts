@@ -26,6 +26,8 @@ export interface Runtime {
 export interface RuntimeOptions extends OpenOptions {
   /** Apply pending migrations on open (the default). */
   migrate?: boolean;
+  /** Without Redis, forward what is published to the server running on this DATA_DIR (operator commands). */
+  forwardBus?: boolean;
   /** Read the server settings saved in the database (the default; not before `db migrate` made its tables). */
   serverSettings?: boolean;
 }
@@ -44,7 +46,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     throw error;
   }
   const namespace = `rookery:${withSecret.localDomain}`;
-  const bus = withSecret.redisUrl ? redisBus(withSecret.redisUrl, namespace) : memoryBus(namespace);
+  const bus = withSecret.redisUrl
+    ? redisBus(withSecret.redisUrl, namespace)
+    : memoryBus(namespace, options.forwardBus ? withSecret.dataDir : undefined);
   const queue = new Queue(connection.db, connection.dialect, withSecret.databaseUrl, bus, options.schema);
   const counters = withSecret.redisUrl
     ? redisCounters(withSecret.redisUrl, namespace)

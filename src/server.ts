@@ -6,6 +6,7 @@ import { startWorker } from "./jobs/worker.ts";
 import { configureLogging, logger } from "./log.ts";
 import { describeFfmpeg } from "./media/ffmpeg.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.ts";
+import { listenRelay } from "./streaming/local_relay.ts";
 import { startWebThreads, type WebThreads } from "./web_threads.ts";
 
 export interface Roles {
@@ -37,13 +38,16 @@ export async function start(config: Config, roles: Roles, options: RuntimeOption
     if (shared) threads = await startWebThreads(rt.config, options, http.port, rt.config.webThreads - 1);
   }
   if (roles.worker) await startWorker(rt);
+  // The one process of an embedded server hears the operator commands run beside it.
+  const stopRelay =
+    roles.web && roles.worker && !rt.config.redisUrl ? await listenRelay(rt.bus, rt.config.dataDir) : null;
 
   return {
     rt,
     port: http?.port ?? 0,
     threads,
     async stop() {
-      await Promise.all([http && closeHttp(http.server), threads?.stop()]);
+      await Promise.all([http && closeHttp(http.server), threads?.stop(), stopRelay?.()]);
       await rt.close();
     },
   };

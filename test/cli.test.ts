@@ -1,6 +1,6 @@
 // The operator commands, run as an operator runs them: a process on the default SQLite database.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -109,4 +109,60 @@ test("rules, domains and site texts from the command line", async () => {
   );
   await rookery("site", "set", "terms_of_service", "Terms", "--effective-date", "2026-01-01");
   assert.match((await rookery("site", "get", "terms_of_service")).stdout, /== effective 2026-01-01\nTerms/);
+});
+
+test("a command's change reaches the running server at once, without Redis (approving a sign-up)", async () => {
+  const served = mkdtempSync(join(tmpdir(), "rookery-cli-serve-"));
+  const local = { ...env, DATA_DIR: served, PORT: "0", REGISTRATIONS_MODE: "approved", REDIS_URL: "" };
+  const cli = (...args: string[]) => run(process.execPath, ["src/main.ts", ...args], { env: local });
+  const server = spawn(process.execPath, ["src/main.ts", "serve"], {
+    env: local,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    const origin = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      server.stdout.on("data", (chunk) => {
+        out += chunk;
+        const listening = /listening on (http:\/\/\S+)/.exec(out);
+        if (listening) resolve(listening[1]);
+      });
+      server.once("exit", (code) => reject(new Error(`serve exited with ${code}`)));
+    });
+    const created = await cli("accounts", "create", "waiting", "--email", "waiting@example.test", "--confirmed");
+    const password = /Password: (\S+)/.exec(created.stdout)![1];
+    const app = await (
+      await fetch(`${origin}/api/v1/apps`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "t", redirect_uris: "urn:ietf:wg:oauth:2.0:oob", scopes: "read" }),
+      })
+    ).json();
+    const grant = await fetch(`${origin}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        grant_type: "password",
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        username: "waiting@example.test",
+        password,
+        scope: "read",
+      }),
+    });
+    const { access_token } = await grant.json();
+    const me = () =>
+      fetch(`${origin}/api/v1/accounts/verify_credentials`, { headers: { authorization: `Bearer ${access_token}` } });
+    const before = await me();
+    assert.equal(before.status, 403);
+    assert.deepEqual(await before.json(), { error: "Your login is currently pending approval" });
+    await cli("accounts", "approve", "waiting");
+    const after = await me();
+    assert.equal(after.status, 200, "the cached answer was forgotten when the command ran");
+    assert.equal((await after.json()).username, "waiting");
+  } finally {
+    server.kill("SIGTERM");
+    await new Promise((resolve) => server.once("exit", resolve));
+    rmSync(served, { recursive: true, force: true });
+  }
 });

@@ -24,7 +24,7 @@ before(async () => {
     poll: { options: ["Puffin", "Cormorant"], expires_in: 86400 },
   });
   const host = new URL(server.url).host;
-  for (const software of ["mastodon", "gotosocial", "misskey", "pleroma"]) {
+  for (const software of ["mastodon", "gotosocial", "misskey", "pleroma", "snac"]) {
     const remote = await startRemoteServer();
     remotes[software] = remote;
     const actor = remote.actor("sender");
@@ -180,6 +180,22 @@ test("Create(Note) public: mention, hashtag, contentMap; redelivery changes noth
   );
   const mentions = await notifications("mention");
   assert.ok(mentions.some((n) => n.status.id === s.id));
+});
+
+test("snac2's Note, under the plain ActivityStreams context: hashtag, content warning and mention still read", async () => {
+  assert.equal(await deliver("snac/create_note_public"), 202);
+  const [s] = await statusesOf(await senderId("snac"));
+  assert.equal(s.uri, `${values.snac.actor}/p/1795560000.123456`);
+  assert.deepEqual(
+    s.tags.map((t: { name: string }) => t.name),
+    ["tides"],
+  );
+  assert.equal(s.sensitive, true);
+  assert.equal(s.spoiler_text, "tide tables");
+  assert.deepEqual(
+    s.mentions.map((m: { id: string }) => m.id),
+    [alice.accountId],
+  );
 });
 
 test("attachments arrive with their alt text, remote URL, blurhash, focal point and size (Mastodon's Document, GoToSocial's Image)", async () => {

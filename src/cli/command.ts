@@ -27,7 +27,8 @@ export async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>, options: R
   loadDotEnv();
   const config = loadConfig();
   await configureLogging(config.logLevel === "info" ? "warn" : config.logLevel);
-  const rt = await createRuntime(config, options);
+  // What the command changes reaches a running server's caches at once (with Redis, through it).
+  const rt = await createRuntime(config, { forwardBus: true, ...options });
   try {
     return await fn(rt);
   } finally {

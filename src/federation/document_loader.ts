@@ -20,9 +20,31 @@ const TIMEOUT_MS = 10_000;
 
 type Sign = (request: Request) => Promise<Request>;
 
+const ACTIVITY_STREAMS = "https://www.w3.org/ns/activitystreams";
+/**
+ * The ActivityStreams context, with the terms of Mastodon's extension that Mastodon reads by name
+ * whatever the context says. snac2 writes `Hashtag` and `sensitive` under the plain ActivityStreams
+ * context, which defines neither, so a JSON-LD reader would drop its hashtags and content warnings;
+ * a document's own later definitions still win over these.
+ */
+const activityStreams: RemoteDocument = {
+  contextUrl: null,
+  documentUrl: ACTIVITY_STREAMS,
+  document: {
+    "@context": {
+      ...(preloadedContexts[ACTIVITY_STREAMS] as { "@context": Record<string, unknown> })["@context"],
+      Hashtag: "as:Hashtag",
+      sensitive: "as:sensitive",
+      manuallyApprovesFollowers: "as:manuallyApprovesFollowers",
+      movedTo: { "@id": "as:movedTo", "@type": "@id" },
+    },
+  },
+};
+
 function loader(config: Config, sign?: Sign): DocumentLoader {
   const fetch = outgoing(config);
   return async (url) => {
+    if (url === ACTIVITY_STREAMS) return activityStreams;
     if (url in preloadedContexts) return { contextUrl: null, documentUrl: url, document: preloadedContexts[url] };
     let headers: Record<string, string> = { accept: ACCEPT };
     if (sign) {

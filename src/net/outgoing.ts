@@ -11,7 +11,7 @@ export function outgoing(config: Config): Fetch {
   if (!fetch) {
     fetch = createFetcher({
       allowPrivateAddresses: config.allowPrivateAddresses,
-      userAgent: `Rookery/${ROOKERY_VERSION} (+https://${config.webDomain}/)`,
+      userAgent: `Rookery/${ROOKERY_VERSION} (+${config.origin}/)`,
     });
     fetchers.set(config, fetch);
   }

@@ -3,6 +3,7 @@
 import { BroadcastChannel } from "node:worker_threads";
 import { lazy } from "../lazy.ts";
 import { logger } from "../log.ts";
+import { forwardToRelay } from "./local_relay.ts";
 
 const ioredis = lazy<typeof import("ioredis")>("ioredis");
 
@@ -53,9 +54,12 @@ class Listeners {
 /**
  * The bus of one process: its threads (see web_threads.ts) hear each other through a
  * BroadcastChannel named `namespace`, so that nothing reaches another server in the same process.
+ * With `forwardDir`, what is published also goes to the server running on that DATA_DIR
+ * (local_relay.ts): operator commands use it.
  */
-export function memoryBus(namespace: string): Bus {
+export function memoryBus(namespace: string, forwardDir?: string): Bus {
   const listeners = new Listeners();
+  const forwarding = new Set<Promise<void>>();
   const threads = new BroadcastChannel(namespace);
   threads.unref();
   threads.onmessage = (event) => {
@@ -67,12 +71,18 @@ export function memoryBus(namespace: string): Bus {
       threads.postMessage({ channel, message });
       // Delivered after the publisher's turn, as a Redis round trip would be.
       queueMicrotask(() => listeners.deliver(channel, message));
+      if (forwardDir) {
+        const sent = forwardToRelay(forwardDir, channel, message);
+        forwarding.add(sent);
+        void sent.then(() => forwarding.delete(sent));
+      }
     },
     subscribe(channel, handler) {
       listeners.add(channel, handler);
       return () => listeners.remove(channel, handler);
     },
     async close() {
+      await Promise.all(forwarding);
       listeners.map.clear();
       threads.close();
     },
