@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { getDocumentLoader, verifyObject } from "@fedify/fedify";
 import { Activity } from "@fedify/fedify/vocab";
+import sharp from "sharp";
 import { post } from "./fixtures.ts";
 import { type RemoteActor, type RemoteServer, signedPostHeaders, startRemoteServer } from "./remote_actors.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -67,13 +68,24 @@ test("every kind of activity carries a proof that verifies; a changed copy does 
   assert.equal(theirs.status, 200, theirs.text);
   const theirId = theirs.body.statuses[0].id as string;
 
-  const mine = await post(server, alice, "Signed, sealed, delivered");
+  // With a picture, whose blurhash and focal point (terms Fedify's vocabulary lacks) the proof covers too.
+  const form = new FormData();
+  const picture = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#225588" } })
+    .png()
+    .toBuffer();
+  form.append("file", new Blob([new Uint8Array(picture)], { type: "image/png" }), "picture.png");
+  form.append("focus", "0.25,0.5");
+  const media = await server.post("/api/v2/media", { token: alice.token, multipart: form });
+  assert.equal(media.status, 200, media.text);
+  const mine = await post(server, alice, { status: "Signed, sealed, delivered", media_ids: [media.body.id] });
+  // An activity is built from the rows when its job runs: each is let out before the next change.
+  await server.settle();
   await server.put(`/api/v1/statuses/${mine.id}`, { token: alice.token, json: { status: "Signed and edited" } });
+  await server.settle();
   await server.delete(`/api/v1/statuses/${mine.id}`, { token: alice.token });
   for (const action of ["favourite", "unfavourite", "reblog", "unreblog"]) {
     const res = await server.post(`/api/v1/statuses/${theirId}/${action}`, { token: alice.token });
     assert.equal(res.status, 200, `${action}: ${res.text}`);
-    // An activity is built from the rows when its job runs: undone before then, it is not sent.
     await server.settle();
   }
   for (const action of ["follow", "block", "unblock"]) {
@@ -83,6 +95,12 @@ test("every kind of activity carries a proof that verifies; a changed copy does 
   await server.settle();
 
   const activities = received();
+  const create = activities.find((a) => a.type === "Create" && a.actor === `${server.url}/users/alice`);
+  assert.equal(create?.object.attachment[0].blurhash, mine.media_attachments[0].blurhash);
+  assert.deepEqual(create?.object.attachment[0].focalPoint, [0.25, 0.5]);
+  const otherFocus = structuredClone(create);
+  otherFocus.object.attachment[0].focalPoint = [0, 0];
+  assert.equal(await verifyObject(Activity, otherFocus, { documentLoader }), null);
   const kinds = (a: Record<string, any>) => (a.type === "Undo" ? `Undo ${a.object.type}` : a.type);
   assert.deepEqual([...new Set(activities.map(kinds))].sort(), [
     "Accept",
