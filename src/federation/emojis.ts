@@ -6,11 +6,12 @@ import { urls } from "../domain/urls.ts";
 import { mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
 import type { CustomEmoji } from "../services/emojis/custom_emojis.ts";
-import type { EmojiTag } from "../services/emojis/remote_emojis.ts";
+import { type EmojiTag, saveRemoteEmojis } from "../services/emojis/remote_emojis.ts";
+import { peerPolicy } from "./peers.ts";
 import { instant } from "./temporal.ts";
 
 /** What an `Emoji` tag names, or null when it names no image. */
-export async function emojiTag(tag: Emoji): Promise<EmojiTag | null> {
+async function emojiTag(tag: Emoji): Promise<EmojiTag | null> {
   const shortcode = String(tag.name ?? "").replace(/^:|:$/g, "");
   const icon = await tag.getIcon().catch(() => null);
   const url = icon?.url instanceof URL ? icon.url.href : (icon?.url?.href?.href ?? null);
@@ -18,7 +19,7 @@ export async function emojiTag(tag: Emoji): Promise<EmojiTag | null> {
 }
 
 /** The emojis an object's (a Note's, an actor's) tags name. */
-export async function emojiTagsOf(object: ApObject): Promise<EmojiTag[]> {
+async function emojiTagsOf(object: ApObject): Promise<EmojiTag[]> {
   const found: EmojiTag[] = [];
   for await (const tag of object.getTags()) {
     if (!(tag instanceof Emoji)) continue;
@@ -26,6 +27,15 @@ export async function emojiTagsOf(object: ApObject): Promise<EmojiTag[]> {
     if (emoji) found.push(emoji);
   }
   return found;
+}
+
+/**
+ * Keeps the emojis an object of the server `domain` names; none from a server whose media are
+ * rejected, as Mastodon downloads none of its emojis.
+ */
+export async function keepEmojisOf(rt: Runtime, domain: string, object: ApObject): Promise<void> {
+  if ((await peerPolicy(rt, domain)).rejectMedia) return;
+  await saveRemoteEmojis(rt.db, domain, await emojiTagsOf(object));
 }
 
 const IMAGE_TYPES: Record<string, string> = { png: "image/png", gif: "image/gif", webp: "image/webp" };

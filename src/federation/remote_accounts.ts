@@ -18,10 +18,9 @@ import { htmlToPlainText, sanitizeRemoteHtml } from "../domain/text/index.ts";
 import { outgoing } from "../net/outgoing.ts";
 import type { Runtime } from "../runtime.ts";
 import { accountRow, insertAccount } from "../services/accounts/account_row.ts";
-import { saveRemoteEmojis } from "../services/emojis/remote_emojis.ts";
 import { publishEvent } from "../streaming/events.ts";
 import { INSTANCE_ACTOR } from "./actor.ts";
-import { emojiTagsOf } from "./emojis.ts";
+import { keepEmojisOf } from "./emojis.ts";
 import { peerPolicy, refused } from "./peers.ts";
 
 /** A remote actor is read again when its row is older than this, as Mastodon does. */
@@ -104,7 +103,7 @@ export async function storeActor(rt: Runtime, actor: Actor): Promise<string | nu
     featured_url: actor.featuredId?.href ?? null,
     fetched_at: new Date(),
   };
-  await saveRemoteEmojis(rt.db, domain, await emojiTagsOf(actor));
+  await keepEmojisOf(rt, domain, actor);
   const existing = await rt.db.selectFrom("accounts").select("id").where("uri", "=", uri).executeTakeFirst();
   if (existing) {
     await rt.db

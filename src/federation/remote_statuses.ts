@@ -20,11 +20,10 @@ import { newId } from "../domain/ids.ts";
 import { isValidHashtag, sanitizeRemoteHtml } from "../domain/text/index.ts";
 import { shape } from "../media/process.ts";
 import type { Runtime } from "../runtime.ts";
-import { saveRemoteEmojis } from "../services/emojis/remote_emojis.ts";
 import { addMentions, addTags, replaceMentions, replaceTags } from "../services/statuses/compose.ts";
 import { statusPosted } from "../services/statuses/side_effects.ts";
 import { publishEvent } from "../streaming/events.ts";
-import { emojiTagsOf } from "./emojis.ts";
+import { keepEmojisOf } from "./emojis.ts";
 import { mediaTermsOf } from "./media_terms.ts";
 import { peerPolicy, refused } from "./peers.ts";
 import { accountByUri, signedLoader } from "./remote_accounts.ts";
@@ -212,7 +211,7 @@ export async function storeStatus(
   const text = await textParts(object);
   const mentioned = await knownAccounts(rt, text.mentionUris);
   const poll = await pollOf(object);
-  await saveRemoteEmojis(rt.db, author.domain, await emojiTagsOf(object));
+  await keepEmojisOf(rt, author.domain, object);
   // A server whose media are rejected has its statuses stored without them.
   const media = (await peerPolicy(rt, object.id.host)).rejectMedia
     ? []
@@ -325,7 +324,7 @@ export async function updateStatus(rt: Runtime, object: StatusObject, authorId: 
   const stored = await statusByUri(rt.db, object.id.href);
   if (!stored || stored.deleted_at || stored.account_id !== authorId) return;
   const author = await rt.db.selectFrom("accounts").select("domain").where("id", "=", authorId).executeTakeFirst();
-  if (author?.domain) await saveRemoteEmojis(rt.db, author.domain, await emojiTagsOf(object));
+  if (author?.domain) await keepEmojisOf(rt, author.domain, object);
   const text = await textParts(object);
   const mentioned = await knownAccounts(rt, text.mentionUris);
   const poll = await pollOf(object);
