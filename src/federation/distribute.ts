@@ -27,6 +27,7 @@ import type { Outgoing } from "../services/federation/outbox.ts";
 import { localActor } from "./actor.ts";
 import { DELIVERY_MAX_ATTEMPTS } from "./delivery.ts";
 import { federationOf } from "./federation.ts";
+import { actorKeyPairs, proofKeyId } from "./keys.ts";
 import { localAccountByUsername } from "./local_rows.ts";
 import { addMediaTerms, type MediaTerms } from "./media_terms.ts";
 import { loadNoteParts, noteObject } from "./note.ts";
@@ -338,10 +339,12 @@ export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["fed
   const ctx = federationOf(rt).createContext(new URL(rt.config.origin), rt);
   const actor = await rt.db
     .selectFrom("accounts")
-    .select(["uri", "username"])
+    .select("uri")
     .where("id", "=", built.actorId)
     .executeTakeFirstOrThrow();
-  const proofKey = (await ctx.getActorKeyPairs(actor.username)).find((k) => k.privateKey.algorithm.name === "Ed25519");
+  // From the table rather than the dispatcher, which has none for a suspended actor: its Delete is
+  // proven with the key the receivers have seen (and cached), its document being gone.
+  const { ed25519 } = await actorKeyPairs(rt.db, built.actorId);
   const activities = [built.activity, ...(built.more ?? [])];
   for (const activity of activities) {
     let json = (await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader })) as JsonObject;
@@ -350,7 +353,7 @@ export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["fed
     }
     // Dated by the action, not by this run: Ed25519 signs the same bytes the same way, so a second
     // run makes the same body and its deliveries are the ones already waiting.
-    if (proofKey) json = await withProof(json, proofKey.privateKey, proofKey.multikey.id!, new Date(at));
+    json = await withProof(json, ed25519.privateKey, proofKeyId(actor.uri), new Date(at));
     const body = JSON.stringify(json);
     for (const inbox of targets) {
       await rt.queue.enqueue(
