@@ -122,6 +122,16 @@ export function memoryKb(pid: number, field: "VmRSS" | "VmHWM"): number {
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
 }
 
+/** CPU time (user and system, every thread) a process has used so far, in ms (/proc/PID/stat). */
+export function cpuMs(pid: number): number {
+  // The fields after the command name, which is in parentheses and may hold spaces.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+/** sysconf(_SC_CLK_TCK): 100 on every Linux Node runs on. */
+const CLOCK_TICKS = 100;
+
 /** Starts `rookery serve` with `env` as its own process, once it answers. */
 export async function startRookery(env: Record<string, string>, port: number): Promise<ChildProcess> {
   const child = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {

@@ -1,7 +1,8 @@
 // The media benchmark (`npx node bench/media.ts`): ten concurrent uploads of a 4 MB JPEG (a 12
 // megapixel photo), in rounds, each timed from request to processed answer; the home timeline
 // benchmark runs alongside, its p99 compared with the same load without uploads. Reports the
-// server's peak memory (VmHWM). SQLite by default; BENCH_DATABASE_URL for PostgreSQL.
+// server's CPU time per upload (uploads one at a time, nothing else running) and its peak memory
+// (VmHWM). SQLite by default; BENCH_DATABASE_URL for PostgreSQL.
 // The server runs as its own process (`rookery serve`), as in production.
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,12 +13,14 @@ import sharp from "sharp";
 import { loadConfig } from "../src/config.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
-import { freePort, log, memoryKb, percentile, serverEnv, startRookery, stopRookery } from "./lib.ts";
+import { cpuMs, freePort, log, memoryKb, percentile, serverEnv, startRookery, stopRookery } from "./lib.ts";
 import { seed } from "./seed.ts";
 
 const CONCURRENT = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const TIMELINE_CONNECTIONS = 10;
+/** Uploads made one at a time, nothing else running, to measure the server's CPU time per upload. */
+const ALONE = 10;
 
 /** A photo-like JPEG of about 4 MB: 4000×3000 (BENCH_WIDTH×BENCH_HEIGHT) with fine grain, which compresses like detail. */
 async function photo(): Promise<{ jpeg: Buffer; width: number; height: number }> {
@@ -85,8 +88,14 @@ async function main() {
     await timeline(home, seeded.readerToken, 3);
     const alone = await timeline(home, seeded.readerToken, 10);
 
-    log(`${ROUNDS} rounds of ${CONCURRENT} concurrent uploads, the home timeline alongside…`);
+    log(`${ALONE} uploads one at a time…`);
     await upload(base, seeded.posterToken, jpeg);
+    const cpuBefore = cpuMs(server.pid!);
+    const sequential: number[] = [];
+    for (let i = 0; i < ALONE; i++) sequential.push(await upload(base, seeded.posterToken, jpeg));
+    const cpuPerUpload = (cpuMs(server.pid!) - cpuBefore) / ALONE;
+
+    log(`${ROUNDS} rounds of ${CONCURRENT} concurrent uploads, the home timeline alongside…`);
     const times: number[] = [];
     let finished = false;
     const uploading = (async () => {
@@ -107,6 +116,9 @@ async function main() {
 
     const ms = (n: number) => `${Math.round(n)} ms`;
     console.log(`Media benchmark (${databaseUrl.startsWith("sqlite") ? "sqlite" : "postgres"})`);
+    console.log(
+      `  one upload at a time: ${ms(percentile(sequential, 50))} (p50), server CPU ${ms(cpuPerUpload)} per upload`,
+    );
     console.log(
       `  uploads: ${times.length} (${ROUNDS} × ${CONCURRENT} at once), ${what}: p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))}, max ${ms(Math.max(...times))} (target: p99 under 1,000 ms)`,
     );

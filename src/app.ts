@@ -11,6 +11,7 @@ import { signedInOnly } from "./api/signed_in_only.ts";
 import { databaseUnavailable, retryAfterSeconds } from "./db/unavailable.ts";
 import { ApiError } from "./domain/errors.ts";
 import { federationMiddleware } from "./federation/middleware.ts";
+import { refuseBlockedAddresses } from "./http/address_gate.ts";
 import { federationGate } from "./http/federation_gate.ts";
 import type { AppEnv, Ctx } from "./http/hono.ts";
 import { shedUnderMemoryPressure } from "./http/memory_pressure.ts";
@@ -60,6 +61,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   });
 
   app.use(shedUnderMemoryPressure(rt.config.memory.shedAt));
+  app.use(refuseBlockedAddresses);
   app.use(refuseNulInUrl);
   app.use("/api/*", resolveAuth);
   app.use("/api/*", signedInOnly);

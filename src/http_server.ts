@@ -5,8 +5,10 @@ import { createAdaptorServer, getRequestListener } from "@hono/node-server";
 import { WebSocketServer } from "ws";
 import { preparedRoutes } from "./api/prepared_routes.ts";
 import { createApp } from "./app.ts";
+import { addressOf } from "./http/hono.ts";
 import { preparedListener } from "./http/prepared.ts";
 import type { Runtime } from "./runtime.ts";
+import { accessRefused } from "./services/moderation/ip_blocks.ts";
 import { closeStreams } from "./streaming/hub.ts";
 
 /** What to end before a server closes: its open streams, which would otherwise hold it open. */
@@ -14,7 +16,8 @@ const beforeClose = new WeakMap<Server, () => void>();
 
 /**
  * What answers a thread's requests: prepared answers first, then the app. In limited federation
- * mode the instance's API answers go through the app, which asks for a signed-in user.
+ * mode the instance's API answers go through the app, which asks for a signed-in user; so do the
+ * requests of an address under a no_access block, which the app refuses.
  */
 export function requestListener(
   rt: () => Runtime,
@@ -22,8 +25,13 @@ export function requestListener(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const viaApp = getRequestListener((req, env) => app().fetch(req, env));
   const prepared = preparedListener(rt, preparedRoutes, viaApp);
-  return (req, res) =>
-    rt().config.limitedFederation && req.url?.startsWith("/api/") ? viaApp(req, res) : prepared(req, res);
+  return (req, res) => {
+    if (rt().config.limitedFederation && req.url?.startsWith("/api/")) return viaApp(req, res);
+    const forwarded = req.headers["x-forwarded-for"];
+    const ip = addressOf(req.socket.remoteAddress ?? null, typeof forwarded === "string" ? forwarded : undefined);
+    if (!ip) return prepared(req, res);
+    void accessRefused(rt(), ip).then((refused) => (refused ? viaApp(req, res) : prepared(req, res)));
+  };
 }
 
 /**

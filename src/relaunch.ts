@@ -4,7 +4,7 @@
 // keeps glibc from giving every thread its own 64 MB arenas of native memory.
 import { getCompileCacheDir } from "node:module";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.ts";
-import { heapLimits, SEMI_SPACE_MB } from "./memory.ts";
+import { HEAP_GROWING_PERCENT, heapLimits, SEMI_SPACE_MB } from "./memory.ts";
 
 const SERVER_COMMANDS = new Set(["serve", "web", "worker"]);
 
@@ -22,7 +22,11 @@ export function relaunchWithinLimits(command: string): void {
     throw error;
   }
   const compileCache = getCompileCacheDir();
-  const flags = [`--max-old-space-size=${heapLimits(memory).mainOldMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`];
+  const flags = [
+    `--max-old-space-size=${heapLimits(memory).mainOldMb}`,
+    `--max-semi-space-size=${SEMI_SPACE_MB}`,
+    `--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
+  ];
   process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], {
     ...process.env,
     ROOKERY_HEAP_LIMITS: "1",

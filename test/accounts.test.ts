@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { accountEntity } from "../src/api/account_pages.ts";
 import { newId } from "../src/domain/ids.ts";
+import { BUILT_IN_ROLES } from "../src/domain/roles.ts";
 import { assertEntity } from "./conformance.ts";
 import { remoteAccount, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -145,7 +146,7 @@ test("a suspended account renders empty wherever it appears", async (t) => {
     token: gil.token,
     json: { display_name: "Gil", note: "bio", locked: true, bot: true, discoverable: true, indexable: true },
   });
-  await server.rt.db.updateTable("users").set({ role: "admin" }).where("id", "=", gil.userId).execute();
+  await server.rt.db.updateTable("users").set({ role_id: BUILT_IN_ROLES.admin }).where("id", "=", gil.userId).execute();
   await suspend(gil.accountId);
   const a = await accountEntity(server.rt, gil.accountId);
   assertEntity(t, "Account", a);

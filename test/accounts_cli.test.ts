@@ -2,6 +2,7 @@
 // on whichever database the suite runs (test/cli.test.ts runs the commands themselves).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { BUILT_IN_ROLES } from "../src/domain/roles.ts";
 import { createAccountAsOperator, listUsers, modifyUser } from "../src/services/moderation/admin_accounts.ts";
 import { startMailbox } from "./mailbox.ts";
 import { startServer, type TestServer } from "./rig.ts";
@@ -43,7 +44,7 @@ test("the first account: an owner, confirmed, who can sign in with the printed p
   const { accountId, password } = await createAccountAsOperator(server.rt, {
     username: "admin",
     email: "Owner@Example.test",
-    role: "owner",
+    roleId: "3",
     confirmed: true,
     approved: true,
   });
@@ -61,7 +62,7 @@ test("an unconfirmed account gets the confirmation mail; approve and modify chan
   const { password } = await createAccountAsOperator(server.rt, {
     username: "later",
     email: "later@example.test",
-    role: "user",
+    roleId: null,
     confirmed: false,
     approved: false,
   });
@@ -77,7 +78,7 @@ test("an unconfirmed account gets the confirmation mail; approve and modify chan
   await modifyUser(server.rt, "LATER", { approve: true });
   assert.equal((await me()).status, 200);
 
-  await modifyUser(server.rt, "later", { role: "moderator", disabled: true });
+  await modifyUser(server.rt, "later", { roleId: BUILT_IN_ROLES.moderator, disabled: true });
   assert.deepEqual((await me()).body, { error: "Your login is currently disabled" });
   await modifyUser(server.rt, "later", { disabled: false });
   const moderator = await me();
@@ -85,7 +86,7 @@ test("an unconfirmed account gets the confirmation mail; approve and modify chan
 
   const rows = await listUsers(server.rt);
   const later = rows.find((r) => r.username === "later")!;
-  assert.equal(later.role, "moderator");
+  assert.equal(later.role, "Moderator");
   assert.equal(later.approved, true);
   assert.equal(later.disabled, false);
   assert.notEqual(later.confirmed_at, null);
@@ -95,7 +96,7 @@ test("--confirm confirms without the mail; mistakes are refused", async () => {
   await createAccountAsOperator(server.rt, {
     username: "quiet",
     email: "quiet@example.test",
-    role: "user",
+    roleId: null,
     confirmed: false,
     approved: true,
   });
@@ -108,7 +109,7 @@ test("--confirm confirms without the mail; mistakes are refused", async () => {
     createAccountAsOperator(server.rt, {
       username: "QUIET",
       email: "other@example.test",
-      role: "user",
+      roleId: null,
       confirmed: true,
       approved: true,
     }),
@@ -118,7 +119,7 @@ test("--confirm confirms without the mail; mistakes are refused", async () => {
     createAccountAsOperator(server.rt, {
       username: "bad name",
       email: "bad@example.test",
-      role: "user",
+      roleId: null,
       confirmed: true,
       approved: true,
     }),
@@ -128,7 +129,7 @@ test("--confirm confirms without the mail; mistakes are refused", async () => {
     createAccountAsOperator(server.rt, {
       username: "nomail",
       email: "not-an-address",
-      role: "user",
+      roleId: null,
       confirmed: true,
       approved: true,
     }),

@@ -2,7 +2,9 @@
 // rest of the API; who may do what (token scope and role), and the audit log of it all.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { BUILT_IN_ROLES } from "../src/domain/roles.ts";
 import { listAuditLog } from "../src/services/moderation/audit_log.ts";
+import { roleOf } from "../src/services/roles/lookup.ts";
 import { assertEntity } from "./conformance.ts";
 import { follow, post } from "./fixtures.ts";
 import { startMailbox } from "./mailbox.ts";
@@ -52,7 +54,7 @@ const log = async () =>
   (
     await listAuditLog(
       server.rt,
-      { accountId: owner.accountId, role: "owner" },
+      { accountId: owner.accountId, role: await roleOf(server.rt, BUILT_IN_ROLES.owner) },
       {},
       {
         maxId: null,
@@ -316,7 +318,7 @@ test("the audit log records who did what to whom, with the text", async () => {
   const mine = (
     await listAuditLog(
       server.rt,
-      { accountId: owner.accountId, role: "owner" },
+      { accountId: owner.accountId, role: await roleOf(server.rt, BUILT_IN_ROLES.owner) },
       { accountId: moderator.accountId },
       {
         maxId: null,
@@ -348,7 +350,7 @@ test("the audit log records who did what to whom, with the text", async () => {
   await assert.rejects(
     listAuditLog(
       server.rt,
-      { accountId: alice.accountId, role: "user" },
+      { accountId: alice.accountId, role: await roleOf(server.rt, BUILT_IN_ROLES.user) },
       {},
       { maxId: null, sinceId: null, minId: null, limit: 1 },
     ),

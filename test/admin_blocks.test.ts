@@ -3,9 +3,11 @@
 // on sign-up and sign-in; who may manage them, and the audit log.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { BUILT_IN_ROLES } from "../src/domain/roles.ts";
 import { listAuditLog } from "../src/services/moderation/audit_log.ts";
+import { roleOf } from "../src/services/roles/lookup.ts";
 import { assertEntity } from "./conformance.ts";
-import { remoteAccount } from "./fixtures.ts";
+import { insertStatus, remoteAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -64,7 +66,7 @@ const audit = async () =>
   (
     await listAuditLog(
       server.rt,
-      { accountId: admin.accountId, role: "admin" },
+      { accountId: admin.accountId, role: await roleOf(server.rt, BUILT_IN_ROLES.admin) },
       {},
       { maxId: null, sinceId: null, minId: null, limit: 100 },
     )
@@ -179,6 +181,45 @@ test("domain blocks: limit, then suspend, severing follows; lifting undoes both"
   }
 });
 
+test("a suspending domain block has its accounts' data deleted 30 days later, unless lifted first", async () => {
+  const doomed = await remoteAccount(server, "doomed", "gone.test");
+  const spared = await remoteAccount(server, "spared", "kept.test");
+  const doomedStatus = await insertStatus(server, doomed, { local: false, content: "soon gone" });
+  const sparedStatus = await insertStatus(server, spared, { local: false, content: "stays" });
+  const gone = await ok(admin, "POST", "/api/v1/admin/domain_blocks", { domain: "gone.test", severity: "suspend" });
+  const kept = await ok(admin, "POST", "/api/v1/admin/domain_blocks", { domain: "kept.test", severity: "suspend" });
+  const purges = await server.rt.db
+    .selectFrom("jobs")
+    .select(["payload", "run_at"])
+    .where("type", "=", "accounts.purge")
+    .execute();
+  for (const id of [doomed, spared]) {
+    const job = purges.find((j) => (j.payload as { accountId: string }).accountId === id);
+    assert.ok(job && new Date(job.run_at).getTime() > Date.now() + 29 * 86_400_000, `${id}: in 30 days`);
+  }
+  // kept.test is lifted before its time; then 31 days pass.
+  await ok(admin, "DELETE", `/api/v1/admin/domain_blocks/${kept.id}`);
+  await server.rt.db
+    .updateTable("accounts")
+    .set({ suspended_at: new Date(Date.now() - 31 * 86_400_000) })
+    .where("id", "=", doomed)
+    .execute();
+  await server.rt.db.updateTable("jobs").set({ run_at: new Date() }).where("type", "=", "accounts.purge").execute();
+  await server.settle();
+  const left = await server.rt.db
+    .selectFrom("statuses")
+    .select("id")
+    .where("id", "in", [doomedStatus, sparedStatus])
+    .execute();
+  assert.deepEqual(
+    left.map((r) => r.id),
+    [sparedStatus],
+  );
+  assert.equal((await server.get(`/api/v1/accounts/${doomed}`, { token: alice.token })).status, 410);
+  assert.equal((await server.get(`/api/v1/accounts/${spared}`, { token: alice.token })).status, 200);
+  await ok(admin, "DELETE", `/api/v1/admin/domain_blocks/${gone.id}`);
+});
+
 test("domain allows", async (t) => {
   const allow = await ok(admin, "POST", "/api/v1/admin/domain_allows", { domain: "Friends.test" });
   assertEntity(t, "AdminDomainAllow", allow);
@@ -204,6 +245,18 @@ test("email domain blocks refuse sign-ups, or send them for approval", async (t)
     { error: "ERR_BLOCKED", description: "uses a disallowed e-mail provider" },
   ]);
   assert.equal((await as(admin, "POST", "/api/v1/admin/email_domain_blocks", { domain: "spam.test" })).status, 422);
+  // Its history counts the attempts it met today, and the addresses they came from.
+  assert.equal((await signUp("spammer2", "y@spam.test", "203.0.113.51")).status, 422);
+  assert.equal((await signUp("spammer3", "z@SPAM.test", "203.0.113.51")).status, 422);
+  assert.equal((await signUp("honest", "h@spam.test.example", "203.0.113.51")).status, 200);
+  const history = (await ok(admin, "GET", `/api/v1/admin/email_domain_blocks/${block.id}`)).history;
+  const today = Math.floor(Date.now() / 86_400_000) * 86_400;
+  assert.deepEqual(history[0], { day: String(today), accounts: "2", uses: "3" });
+  assert.deepEqual(
+    history.slice(1).map((d: any) => [d.accounts, d.uses]),
+    Array.from({ length: 6 }, () => ["0", "0"]),
+  );
+  assert.equal(history[6].day, String(today - 6 * 86_400));
 
   await ok(admin, "POST", "/api/v1/admin/email_domain_blocks", { domain: "slow.test", allow_with_approval: true });
   const pending = await signUp("patient", "p@slow.test");
@@ -273,7 +326,15 @@ test("IP blocks: sign-ups refused or held for approval, sign-in refused", async 
   assert.equal((await signUp("bot2", "bot2@mail.test", "198.51.100.3")).status, 200);
   assert.equal(await approved("bot2"), false);
 
-  await ok(admin, "POST", "/api/v1/admin/ip_blocks", { ip: "2001:db8::/32", severity: "no_access" });
+  const noAccess = await ok(admin, "POST", "/api/v1/admin/ip_blocks", { ip: "2001:db8::/32", severity: "no_access" });
+  // No access means no request at all is answered, pages and API alike, with or without a token.
+  const from = (ip: string, path: string) =>
+    server.get(path, { token: alice.token, headers: { "x-forwarded-for": ip } });
+  for (const path of ["/api/v1/instance", "/api/v1/accounts/verify_credentials", "/about", "/.well-known/nodeinfo"]) {
+    const refusedHere = await from("2001:db8::5", path);
+    assert.deepEqual([refusedHere.status, refusedHere.body], [403, { error: "Forbidden" }], path);
+    assert.equal((await from("2001:db9::5", path)).status, 200, path);
+  }
   const signIn = await server.post("/oauth/token", {
     headers: { "x-forwarded-for": "2001:db8::5" },
     form: {
@@ -307,6 +368,13 @@ test("IP blocks: sign-ups refused or held for approval, sign-in refused", async 
   );
   assert.equal((await as(admin, "POST", "/api/v1/admin/ip_blocks", { ip: "10.0.0.1", severity: "ban" })).status, 422);
   assert.equal((await ok(admin, "GET", "/api/v1/admin/ip_blocks")).length, 2);
+  // A change reaches the in-memory list at once.
+  await ok(admin, "PUT", `/api/v1/admin/ip_blocks/${noAccess.id}`, { severity: "sign_up_block" });
+  assert.equal((await from("2001:db8::5", "/api/v1/instance")).status, 200);
+  await ok(admin, "PUT", `/api/v1/admin/ip_blocks/${noAccess.id}`, { severity: "no_access" });
+  assert.equal((await from("2001:db8::5", "/api/v1/instance")).status, 403);
+  await ok(admin, "DELETE", `/api/v1/admin/ip_blocks/${noAccess.id}`);
+  assert.equal((await from("2001:db8::5", "/api/v1/instance")).status, 200);
   assert.deepEqual(await ok(admin, "DELETE", `/api/v1/admin/ip_blocks/${block.id}`), {});
   assert.ok((await audit()).includes("create IpBlock 198.51.100.0/24"));
 });

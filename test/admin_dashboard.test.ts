@@ -89,6 +89,12 @@ test("trends review: tags and statuses approved and rejected; no links yet", asy
   const approved = await ok("POST", `/api/v1/admin/trends/tags/${tagId}/approve`);
   assert.deepEqual([approved.trendable, approved.requires_review], [true, false]);
   assert.deepEqual(await publicTags(), [tagId]);
+  // A tag that is not usable does not trend, approved or not, and is not offered for review.
+  await ok("PUT", `/api/v1/admin/tags/${tagId}`, { usable: false });
+  assert.deepEqual(await publicTags(), []);
+  assert.ok(!(await ok("GET", "/api/v1/admin/trends/tags")).some((t: any) => t.id === tagId));
+  await ok("PUT", `/api/v1/admin/tags/${tagId}`, { usable: true });
+  assert.deepEqual(await publicTags(), [tagId]);
   await ok("POST", `/api/v1/admin/trends/tags/${tagId}/reject`);
   assert.deepEqual(await publicTags(), []);
 

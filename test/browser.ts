@@ -13,7 +13,7 @@ export class Browser {
     this.headers = headers;
   }
 
-  async request(method: "GET" | "POST", path: string, form?: Record<string, string>) {
+  async request(method: "GET" | "POST", path: string, form?: Record<string, string | string[]>) {
     const headers: Record<string, string> = { ...this.headers };
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
     const res = await this.server.request(method, path, { headers, form });
@@ -32,7 +32,7 @@ export class Browser {
     return this.request("GET", path);
   }
 
-  post(path: string, form: Record<string, string>) {
+  post(path: string, form: Record<string, string | string[]>) {
     return this.request("POST", path, form);
   }
 }
@@ -91,4 +91,35 @@ export async function authorizeThroughPages(
   }
   const decision = o.decision ?? "approve";
   return browser.post("/oauth/authorize", { ...formFields(page.text, "/oauth/authorize"), decision });
+}
+
+/** A browser signed in as `username` through the sign-in page the web admin sends visitors to. */
+export async function signInToAdmin(
+  server: TestServer,
+  username: string,
+  headers: Record<string, string> = {},
+): Promise<Browser> {
+  const browser = new Browser(server, headers);
+  const first = await browser.get("/admin");
+  assert.equal(first.status, 303);
+  const signIn = await browser.get(first.headers.get("location")!);
+  const res = await browser.post("/auth/sign_in", {
+    ...formFields(signIn.text, "/auth/sign_in"),
+    email: `${username}@example.test`,
+    password: PASSWORD,
+  });
+  assert.equal(res.status, 303);
+  assert.equal(res.headers.get("location"), "/admin");
+  return browser;
+}
+
+/** Posts a page's form (its CSRF token included) with `values`. */
+export async function submit(
+  browser: Browser,
+  page: string,
+  action: string,
+  values: Record<string, string | string[]> = {},
+) {
+  const html = (await browser.get(page)).text;
+  return browser.post(action, { ...formFields(html, action), ...values });
 }

@@ -47,18 +47,24 @@ test("db migrate, then accounts create, approve, modify and list", async () => {
   const pending = await rookery("accounts", "create", "later", "--email", "later@example.test");
   assert.match(pending.stdout, /Created @later/);
   let list = (await rookery("accounts", "list")).stdout;
-  assert.match(list, /@owner\towner@example\.test\towner, confirmed, approved/);
+  assert.match(list, /@owner\towner@example\.test\tOwner, confirmed, approved/);
   assert.match(list, /@later\tlater@example\.test\tuser, unconfirmed, pending/);
 
   await rookery("accounts", "approve", "later");
   await rookery("accounts", "modify", "later", "--confirm", "--role", "moderator", "--disable");
   list = (await rookery("accounts", "list")).stdout;
-  assert.match(list, /@later\tlater@example\.test\tmoderator, confirmed, approved, disabled/);
+  assert.match(list, /@later\tlater@example\.test\tModerator, confirmed, approved, disabled/);
 
   await assert.rejects(rookery("accounts", "approve", "ghost"), (e: { stderr: string }) =>
     /No such local account/.test(e.stderr),
   );
   await assert.rejects(rookery("accounts", "modify", "later", "--role", "king"), (e: { code: number }) => e.code === 2);
+  assert.match((await rookery("accounts", "role", "later", "ADMIN")).stdout, /@later now has the role ADMIN/);
+  assert.match((await rookery("accounts", "list")).stdout, /@later\tlater@example\.test\tAdmin, /);
+  await assert.rejects(
+    rookery("accounts", "role", "later", "king"),
+    (e: { code: number; stderr: string }) => e.code === 2 && /No such role: king/.test(e.stderr),
+  );
   await assert.rejects(rookery("accounts", "create", "owner", "--email", "x@example.test"), (e: { stderr: string }) =>
     /Username has already been taken/.test(e.stderr),
   );

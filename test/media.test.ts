@@ -83,6 +83,31 @@ test("a JPEG: turned upright, EXIF and GPS dropped, a preview and a blurhash, se
   assert.equal((await server.get(`/api/v1/media/${m.id}`)).status, 401);
 });
 
+test("a photo past 8.3 megapixels: scaled down to them upright, with a preview of it", async () => {
+  const large = await startServer();
+  try {
+    const u = await large.user("dora");
+    // Orientation 6: the 4000×2400 picture (9.6 megapixels) is shown 2400×4000.
+    const res = await large.post("/api/v2/media", {
+      token: u.token,
+      multipart: form({ file: blob(await photo(4000, 2400, 80), "image/jpeg") }),
+    });
+    assert.equal(res.status, 200);
+    const m = res.body;
+    // Mastodon's 3840×2160 worth of pixels (8,294,400), the aspect kept: a factor of 0.9295.
+    assert.deepEqual(m.meta.original, { width: 2230, height: 3718, size: "2230x3718", aspect: 0.599785 });
+    assert.deepEqual(m.meta.small, { width: 384, height: 640, size: "384x640", aspect: 0.6 });
+    const original = await sharp((await download(m.url)).data).metadata();
+    assert.deepEqual([original.format, original.width, original.height], ["jpeg", 2230, 3718]);
+    assert.equal(original.exif, undefined);
+    const preview = await sharp((await download(m.preview_url)).data).metadata();
+    assert.deepEqual([preview.format, preview.width, preview.height], ["jpeg", 384, 640]);
+    assert.equal(m.blurhash.length, 36);
+  } finally {
+    await large.close();
+  }
+});
+
 test("PNG (kept with its transparency) and WebP, through the older POST /api/v1/media", async () => {
   const p = await server.post("/api/v1/media", {
     token: alice.token,

@@ -103,3 +103,41 @@ test("broken or non-object JSON is a 400, an oversized body a 413", async () => 
   });
   assert.equal(big.status, 413);
 });
+
+test("a multipart body past its limit is a 413, with or without a declared length; a malformed one a 400", async () => {
+  const fd = new FormData();
+  fd.append("file", new Blob([new Uint8Array(2 * 1024 * 1024)], { type: "image/jpeg" }), "big.jpg");
+  const encoded = new Request("http://x/", { method: "POST", body: fd });
+  const type = encoded.headers.get("content-type")!;
+  const bytes = new Uint8Array(await encoded.arrayBuffer());
+
+  const declared = await call({
+    method: "POST",
+    headers: { "content-type": type, "content-length": String(bytes.byteLength) },
+    body: bytes,
+  });
+  assert.equal(declared.status, 413);
+  assert.equal((await declared.json()).error, "Request body is too large");
+
+  // Sent in pieces with no length: counted as it arrives.
+  const streamed = await call({
+    method: "POST",
+    headers: { "content-type": type },
+    body: new ReadableStream({
+      start(controller) {
+        for (let at = 0; at < bytes.byteLength; at += 64 * 1024) controller.enqueue(bytes.subarray(at, at + 64 * 1024));
+        controller.close();
+      },
+    }),
+    duplex: "half",
+  } as RequestInit);
+  assert.equal(streamed.status, 413);
+
+  const malformed = await call({
+    method: "POST",
+    headers: { "content-type": "multipart/form-data; boundary=xyz" },
+    body: "--xyz\r\nnot a part",
+  });
+  assert.equal(malformed.status, 400);
+  assert.equal((await malformed.json()).error, "Error while parsing request body: malformed multipart data");
+});

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import type { Role } from "../src/db/schema.ts";
+import { BUILT_IN_ROLES, type BuiltInRole } from "../src/domain/roles.ts";
 import { createHttpServer } from "../src/http_server.ts";
 import { startWorker } from "../src/jobs/worker.ts";
 import { configureLogging } from "../src/log.ts";
@@ -51,7 +51,9 @@ export interface TestUser {
 }
 
 export interface UserOptions {
-  role?: Role;
+  role?: BuiltInRole;
+  /** A role by id (a custom role), instead of `role`. */
+  roleId?: string;
   scopes?: string[];
 }
 
@@ -185,7 +187,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
         username,
         email: `${username}@example.test`,
         password: "correct horse battery staple",
-        role: o.role,
+        roleId: o.roleId ?? (o.role ? BUILT_IN_ROLES[o.role] : null),
       });
       const issued = await issueToken(rt, {
         applicationId: testApp.id,

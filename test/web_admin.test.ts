@@ -2,7 +2,7 @@
 // effect of each form on what the API answers.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { Browser, formFields, PASSWORD, pageLang } from "./browser.ts";
+import { Browser, formFields, PASSWORD, pageLang, signInToAdmin, submit } from "./browser.ts";
 import { post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
@@ -30,26 +30,7 @@ before(async () => {
 after(() => server.close());
 
 /** A browser signed in as `username` through the sign-in page the admin sends visitors to. */
-async function signedIn(username: string, headers: Record<string, string> = {}): Promise<Browser> {
-  const browser = new Browser(server, headers);
-  const first = await browser.get("/admin");
-  assert.equal(first.status, 303);
-  const signIn = await browser.get(first.headers.get("location")!);
-  const res = await browser.post("/auth/sign_in", {
-    ...formFields(signIn.text, "/auth/sign_in"),
-    email: `${username}@example.test`,
-    password: PASSWORD,
-  });
-  assert.equal(res.status, 303);
-  assert.equal(res.headers.get("location"), "/admin");
-  return browser;
-}
-
-/** Posts a page's form (its CSRF token included) with `values`. */
-async function submit(browser: Browser, page: string, action: string, values: Record<string, string> = {}) {
-  const html = (await browser.get(page)).text;
-  return browser.post(action, { ...formFields(html, action), ...values });
-}
+const signedIn = (username: string, headers: Record<string, string> = {}) => signInToAdmin(server, username, headers);
 
 /** An app's own token, as apps sign people up with. */
 async function appToken(): Promise<string> {
@@ -420,6 +401,19 @@ test("an admin edits the server settings, texts and rules; the API shows them at
     (await boss.post("/admin/rules/abc/remove", formFields(page, `/admin/rules/${rules[0].id}/remove`))).status,
     404,
   );
+
+  // Changes to settings, texts and rules are in the audit log (Mastodon keeps none of them there).
+  const log = (await boss.get("/admin/audit_log")).text;
+  const entries = [
+    ...log.matchAll(/<td><code>(\w+)<\/code><\/td><td>(Setting|Rule|TermsOfService) ([^<]*)<\/td>/g),
+  ].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
+  assert.deepEqual(entries, [
+    "destroy Rule No spam",
+    "create Rule No spam",
+    "create TermsOfService 2026-01-01",
+    "update Setting extended_description",
+    "update Setting site_title, site_short_description, site_contact_email, site_contact_username, registrations_mode",
+  ]);
 
   await server.restart();
   assert.equal((await server.get("/api/v2/instance")).body.title, "Rookery Town");

@@ -1,19 +1,25 @@
 // `rookery accounts …`: local accounts from the command line.
-import type { Role } from "../db/schema.ts";
 import { ApiError } from "../domain/errors.ts";
-import { ROLE_NAMES } from "../domain/roles.ts";
+import type { Runtime } from "../runtime.ts";
 import {
   createAccountAsOperator,
   deleteLocalAccount,
   listUsers,
   modifyUser,
 } from "../services/moderation/admin_accounts.ts";
+import { roleIdByName } from "../services/roles/manage.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 
-function roleOf(value: string | undefined): Role | undefined {
-  if (value === undefined) return undefined;
-  if (!(ROLE_NAMES as string[]).includes(value)) throw new UsageError(`--role must be one of ${ROLE_NAMES.join(", ")}`);
-  return value as Role;
+/** The role an option names; an unknown name is a usage error. */
+async function roleIdOf(rt: Runtime, name: string): Promise<string | null> {
+  try {
+    return await roleIdByName(rt, name);
+  } catch (error) {
+    if (error instanceof ApiError) {
+      throw new UsageError(`${error.message}: give user, moderator, admin, owner or a custom role's name.`);
+    }
+    throw error;
+  }
 }
 
 /** Service errors are the operator's mistakes here: print them plainly. */
@@ -31,9 +37,10 @@ async function run(fn: () => Promise<void>): Promise<void> {
 export const accountsCommand: Command = {
   name: "accounts",
   usage:
-    "accounts create NAME --email E [--role owner|admin|moderator|user] [--confirmed] [--approve]\n" +
+    "accounts create NAME --email E [--role owner|admin|moderator|user|ROLE] [--confirmed] [--approve]\n" +
     "  rookery accounts approve NAME\n" +
     "  rookery accounts modify NAME [--role R] [--confirm] [--approve] [--disable|--enable]\n" +
+    "  rookery accounts role NAME ROLE\n" +
     "  rookery accounts delete NAME\n" +
     "  rookery accounts list",
   summary: "Create, approve, change, delete and list local accounts",
@@ -58,14 +65,14 @@ export const accountsCommand: Command = {
         const username = needName();
         await run(() =>
           withRuntime(async (rt) => {
-            const role = roleOf(values.role) ?? "user";
+            const roleId = await roleIdOf(rt, values.role ?? "user");
             const { password } = await createAccountAsOperator(rt, {
               username,
               email: values.email!,
-              role,
+              roleId,
               confirmed: values.confirmed ?? false,
               // Staff made by the operator need no approval; others wait when sign-ups do.
-              approved: values.approve ?? (role !== "user" || rt.config.registrations.mode !== "approved"),
+              approved: values.approve ?? (roleId !== null || rt.config.registrations.mode !== "approved"),
             });
             console.log(`Created @${username}. Password: ${password}`);
           }),
@@ -79,13 +86,24 @@ export const accountsCommand: Command = {
       case "modify": {
         if (values.disable && values.enable) throw new UsageError("--disable and --enable exclude each other.");
         const changes = {
-          role: roleOf(values.role),
           confirm: values.confirm,
           approve: values.approve,
           disabled: values.disable ? true : values.enable ? false : undefined,
         };
-        await run(() => withRuntime((rt) => modifyUser(rt, needName(), changes)));
+        await run(() =>
+          withRuntime(async (rt) => {
+            const roleId = values.role === undefined ? undefined : await roleIdOf(rt, values.role);
+            await modifyUser(rt, needName(), { ...changes, roleId });
+          }),
+        );
         console.log(`Updated @${name}.`);
+        return;
+      }
+      case "role": {
+        const role = positionals[2];
+        if (!role) throw new UsageError("Give the role's name (user, moderator, admin, owner or a custom role's).");
+        await run(() => withRuntime(async (rt) => modifyUser(rt, needName(), { roleId: await roleIdOf(rt, role) })));
+        console.log(`@${name} now has the role ${role}.`);
         return;
       }
       case "delete":
@@ -96,7 +114,7 @@ export const accountsCommand: Command = {
         await withRuntime(async (rt) => {
           for (const u of await listUsers(rt)) {
             const state = [
-              u.role,
+              u.role ?? "user",
               u.confirmed_at ? "confirmed" : "unconfirmed",
               u.approved ? "approved" : "pending",
               u.disabled ? "disabled" : "",

@@ -64,7 +64,18 @@ export interface AccountStatsTable {
   last_status_at: Date | null;
 }
 
-export type Role = "user" | "moderator" | "admin" | "owner";
+/** A staff role (Mastodon's user_roles); -99 is "everyone", whose permissions every user has. */
+export interface RolesTable {
+  id: string;
+  name: Default<string>;
+  color: Default<string>;
+  position: Default<number>;
+  /** Mastodon's permission bitmask (UserRole::FLAGS). */
+  permissions: Default<number>;
+  highlighted: Default<boolean>;
+  created_at: Date;
+  updated_at: Date;
+}
 
 export interface UserSettings {
   default_privacy?: "public" | "unlisted" | "private" | "direct";
@@ -74,12 +85,22 @@ export interface UserSettings {
   expand_spoilers?: boolean;
 }
 
+/** Sign-up attempts an email-domain block met: one row per block, day and address. */
+export interface EmailDomainBlockAttemptsTable {
+  block_id: string;
+  /** Days since the epoch (UTC). */
+  day: number;
+  ip: string;
+  uses: number;
+}
+
 export interface UsersTable {
   id: string;
   account_id: string;
   email: string;
   password_hash: string;
-  role: Default<Role>;
+  /** Null: the "everyone" role only. */
+  role_id: Default<string | null>;
   confirmed_at: Date | null;
   confirmation_token_hash: string | null;
   approved: Default<boolean>;
@@ -753,6 +774,8 @@ export interface Database {
   domain_allows: DomainAllowsTable;
   accounts: AccountsTable;
   account_stats: AccountStatsTable;
+  email_domain_block_attempts: EmailDomainBlockAttemptsTable;
+  roles: RolesTable;
   users: UsersTable;
   oauth_applications: OAuthApplicationsTable;
   oauth_access_grants: OAuthAccessGrantsTable;

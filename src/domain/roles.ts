@@ -1,9 +1,9 @@
-// Staff roles as Mastodon presents them: a role entity with its permission bitmask, and the
-// "highlighted" badge shown on profiles.
-import type { Role } from "../db/schema.ts";
+// Staff roles as Mastodon has them (UserRole): a permission bitmask, a position that says who may
+// act on whom, and the "highlighted" badge shown on profiles. The rows live in the roles table;
+// these are the pure rules over them.
 
-// Mastodon's permission bits (UserRole::FLAGS).
-const P = {
+// Mastodon's permission bits (UserRole::FLAGS), in its order.
+export const PERMISSIONS = {
   administrator: 1 << 0,
   devops: 1 << 1,
   viewAuditLog: 1 << 2,
@@ -26,71 +26,77 @@ const P = {
   deleteUserData: 1 << 19,
 } as const;
 
-const ALL = Object.values(P).reduce((a, b) => a | b, 0);
+export type Permission = keyof typeof PERMISSIONS;
 
-export type Permission = keyof typeof P;
+export const PERMISSION_NAMES = Object.keys(PERMISSIONS) as Permission[];
 
-interface RoleInfo {
+const ALL = Object.values(PERMISSIONS).reduce((a, b) => a | b, 0);
+
+/** The role every user has; its permissions are added to every other role's. */
+export const EVERYONE_ID = "-99";
+/** The built-in Owner, which nobody edits. */
+export const OWNER_ID = "3";
+/** Mastodon's position of "everyone" (and of "nobody"): below every staff role. */
+export const EVERYONE_POSITION = -1;
+/** Positions are integers in both databases. */
+export const POSITION_LIMIT = 2 ** 31 - 1;
+
+/** The built-in roles by the names the command line has always taken ("user": everyone). */
+export const BUILT_IN_ROLES = { user: null, moderator: "1", admin: "2", owner: OWNER_ID } as const;
+export type BuiltInRole = keyof typeof BUILT_IN_ROLES;
+
+/** A row of the roles table. */
+export interface RoleRow {
   id: string;
   name: string;
+  color: string;
+  position: number;
   permissions: number;
   highlighted: boolean;
-  /** Mastodon's position: staff act only on accounts whose role sits below their own. */
-  position: number;
 }
 
-const ROLES: Record<Role, RoleInfo> = {
-  user: { id: "-99", name: "", permissions: P.inviteUsers, highlighted: false, position: -1 },
-  moderator: {
-    id: "1",
-    name: "Moderator",
-    permissions:
-      P.inviteUsers |
-      P.viewAuditLog |
-      P.viewDashboard |
-      P.manageReports |
-      P.manageTaxonomies |
-      P.manageAppeals |
-      P.manageUsers,
-    highlighted: true,
-    position: 10,
-  },
-  admin: { id: "2", name: "Admin", permissions: ALL & ~P.administrator & ~P.devops, highlighted: true, position: 100 },
-  owner: { id: "3", name: "Owner", permissions: ALL, highlighted: true, position: 1000 },
-};
+/** A user's role as the checks use it: `permissions` include everyone's (Mastodon's computed_permissions). */
+export type UserRole = RoleRow;
 
-export const ROLE_NAMES = Object.keys(ROLES) as Role[];
-
-/** The Role entity of CredentialAccount. */
-export function roleEntity(role: Role) {
-  const r = ROLES[role];
-  return { id: r.id, name: r.name, permissions: String(r.permissions), color: "", highlighted: r.highlighted };
-}
-
-/** The public badges of Account.roles. */
-export function highlightedRoles(role: Role | null): { id: string; name: string; color: string }[] {
-  if (!role) return [];
-  const r = ROLES[role];
-  return r.highlighted ? [{ id: r.id, name: r.name, color: "" }] : [];
-}
-
-/** The role of `role_ids[]` in the admin API, or null for an id no role has. */
-export function roleById(id: string): Role | null {
-  return ROLE_NAMES.find((r) => ROLES[r].id === id) ?? null;
-}
-
-/** The roles holding a permission (the administrator flag holds them all). */
-export function rolesWith(permission: Permission): Role[] {
-  return ROLE_NAMES.filter((r) => can(r, permission));
-}
-
-/** Whether `actor` may act on an account of role `target` (Mastodon's `overrides?`). */
-export function outranks(actor: Role, target: Role | null): boolean {
-  return target === null || ROLES[actor].position > ROLES[target].position;
+/** The role of a user, given their role's row (null: everyone) and everyone's row. */
+export function effectiveRole(row: RoleRow | null, everyone: RoleRow): UserRole {
+  if (!row || row.id === EVERYONE_ID) return { ...everyone, position: EVERYONE_POSITION };
+  const granted = row.permissions | everyone.permissions;
+  return { ...row, permissions: granted & PERMISSIONS.administrator ? ALL : granted };
 }
 
 /** Whether a role holds a permission (the administrator flag holds them all). */
-export function can(role: Role, permission: Permission): boolean {
-  const granted = ROLES[role].permissions;
-  return (granted & (P[permission] | P.administrator)) !== 0;
+export function can(role: UserRole, permission: Permission): boolean {
+  return (role.permissions & (PERMISSIONS[permission] | PERMISSIONS.administrator)) !== 0;
+}
+
+/** Whether `actor` may act on an account (or a role) of role `target` (Mastodon's `overrides?`). */
+export function outranks(actor: UserRole, target: { position: number } | null): boolean {
+  return target === null || actor.position > target.position;
+}
+
+/** Whether a role counts as staff (badges on mentions, the admin's entry point). */
+export const isStaff = (role: UserRole) => role.id !== EVERYONE_ID && can(role, "viewDashboard");
+
+/** The permission names a bitmask holds. */
+export const permissionsOf = (mask: number): Permission[] => PERMISSION_NAMES.filter((p) => mask & PERMISSIONS[p]);
+
+/** The bitmask of permission names; unknown names are ignored, as Mastodon does. */
+export const maskOf = (names: readonly string[]): number =>
+  names.reduce((mask, name) => mask | (PERMISSIONS[name as Permission] ?? 0), 0);
+
+/** The Role entity (CredentialAccount `role`, Admin::Account `role`). */
+export function roleEntity(role: UserRole) {
+  return {
+    id: role.id,
+    name: role.name,
+    permissions: String(role.permissions),
+    color: role.color,
+    highlighted: role.highlighted,
+  };
+}
+
+/** The public badges of Account.roles. */
+export function highlightedRoles(role: UserRole | null): { id: string; name: string; color: string }[] {
+  return role?.highlighted ? [{ id: role.id, name: role.name, color: role.color }] : [];
 }

@@ -32,8 +32,11 @@ const LOOPBACK_OR_PRIVATE = /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|:
  * X-Forwarded-For tells it; a public peer's header is not trusted.
  */
 export function clientIp(c: Ctx): string | null {
-  const peer = c.env?.incoming?.socket?.remoteAddress ?? null;
-  const forwarded = c.req.header("x-forwarded-for");
+  return addressOf(c.env?.incoming?.socket?.remoteAddress ?? null, c.req.header("x-forwarded-for"));
+}
+
+/** clientIp from the connection's peer and the X-Forwarded-For header (for Node's own requests). */
+export function addressOf(peer: string | null, forwarded: string | undefined): string | null {
   if (peer && forwarded && LOOPBACK_OR_PRIVATE.test(peer)) {
     const last = forwarded.split(",").pop()?.trim();
     if (last) return last;

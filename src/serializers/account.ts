@@ -108,7 +108,8 @@ function renderAccount(rt: Runtime, row: AccountRow): AccountEntity {
   if (local) {
     // Opting out of search engines is a preference Rookery does not offer: nobody has.
     entity.noindex = false;
-    entity.roles = suspended ? [] : highlightedRoles(row.role);
+    // The role's badge is added per view (renderAccountView): roles change without the profile.
+    entity.roles = [];
   }
   return entity;
 }
@@ -138,6 +139,7 @@ export function renderAccountView(rt: Runtime, view: AccountView): AccountEntity
     last_status_at: s?.last_status_at ?? null,
     emojis: live ? renderCustomEmojis(rt.config, view.emojis) : [],
   };
+  if (entity.roles && live) entity.roles = highlightedRoles(view.role);
   // A suspended account shows no forwarding address either.
   if (view.row.moved_to_account_id) entity.moved = view.moved && live ? renderAccountView(rt, view.moved) : null;
   return entity;
@@ -159,6 +161,7 @@ export function renderCredentialAccount(rt: Runtime, view: CredentialView) {
   const entity = renderAccount(rt, row);
   return {
     ...entity,
+    roles: entity.suspended ? [] : highlightedRoles(view.role),
     emojis: entity.suspended ? [] : renderCustomEmojis(rt.config, view.emojis),
     source: {
       privacy: s.default_privacy ?? "public",

@@ -4,7 +4,7 @@ import type { Runtime } from "../runtime.ts";
 import type { AdminAccountView } from "../services/moderation/report_views.ts";
 import { renderAccountView } from "./account.ts";
 
-export function renderAdminAccount(rt: Runtime, { row: r, account, ips }: AdminAccountView) {
+export function renderAdminAccount(rt: Runtime, { row: r, account, role, ips }: AdminAccountView) {
   const local = r.domain === null;
   return {
     id: r.id,
@@ -16,7 +16,7 @@ export function renderAdminAccount(rt: Runtime, { row: r, account, ips }: AdminA
     ips: ips.map((i) => ({ ip: i.ip, used_at: i.used_at.toISOString() })),
     locale: r.locale ?? "",
     invite_request: r.sign_up_reason,
-    role: roleEntity(r.role ?? "user"),
+    role: roleEntity(role),
     confirmed: local && r.confirmed_at !== null,
     approved: local && r.approved === true,
     disabled: local && r.disabled === true,

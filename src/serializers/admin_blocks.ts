@@ -28,22 +28,12 @@ export const renderDomainAllow = (a: DomainAllow) => ({
   created_at: a.created_at.toISOString(),
 });
 
-const DAY_MS = 86_400_000;
-
-/** Blocked attempts are not counted yet: the week's history is there, with zeros. */
-export function renderEmailDomainBlock(b: EmailDomainBlock) {
-  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-  return {
-    id: b.id,
-    domain: b.domain,
-    created_at: b.created_at.toISOString(),
-    history: Array.from({ length: 7 }, (_, i) => ({
-      day: String((today - i * DAY_MS) / 1000),
-      accounts: "0",
-      uses: "0",
-    })),
-  };
-}
+export const renderEmailDomainBlock = (b: EmailDomainBlock) => ({
+  id: b.id,
+  domain: b.domain,
+  created_at: b.created_at.toISOString(),
+  history: b.history,
+});
 
 export const renderCanonicalEmailBlock = (b: CanonicalEmailBlock) => ({
   id: b.id,

@@ -10,7 +10,7 @@ const STYLE = `
   main { width: 100%; max-width: 26rem; padding: 2rem 1.25rem; }
   h1 { font-size: 1.4rem; margin: 0 0 1rem; }
   label { display: block; font-weight: 600; margin: 1rem 0 .25rem; }
-  input[type=email], input[type=password], input[type=text] {
+  input[type=email], input[type=password], input[type=text], input[type=number] {
     width: 100%; box-sizing: border-box; padding: .6rem; font: inherit; border: 1px solid #888; border-radius: .4rem;
   }
   button { font: inherit; padding: .6rem 1.2rem; border-radius: .4rem; border: 1px solid var(--accent); cursor: pointer; }
@@ -29,6 +29,7 @@ const STYLE = `
   textarea, select { width: 100%; box-sizing: border-box; padding: .6rem; font: inherit; border: 1px solid #888; border-radius: .4rem; }
   textarea { min-height: 6rem; }
   form.inline { display: inline; }
+  .swatch { display: inline-block; width: .8em; height: .8em; border-radius: 50%; }
   blockquote { margin: .5rem 0; padding: .5rem .75rem; border-left: 4px solid #8888; }
 `;
 

@@ -119,6 +119,35 @@ test("an admin blocks a domain and renames the server", { skip }, async (t) => {
   });
 });
 
+test("an admin creates a role and gives it to an account; the API shows it", { skip }, async (t) => {
+  await inPage(t, browser, async (page) => {
+    const helper = await server.user("helper", { scopes: ["read", "admin:read"] });
+    await signIn(page, "boss", "/admin/roles");
+    await page.getByRole("link", { name: "New role" }).click();
+    await page.getByLabel("Name").fill("Helpers");
+    await page.getByLabel("Colour").fill("#336699");
+    await page.getByLabel("Position").fill("7");
+    await page.getByLabel("Show the role as a badge").check();
+    await page.getByLabel("Manage reports").check();
+    await page.getByRole("button", { name: "Create role" }).click();
+    await page.getByRole("status").waitFor();
+    await page.getByRole("cell", { name: "Helpers" }).waitFor();
+
+    await page.goto(`${server.url}/admin/accounts/${helper.accountId}`);
+    await page.getByLabel("Role", { exact: true }).selectOption({ label: "Helpers" });
+    await page.getByRole("button", { name: "Save role" }).click();
+    await page.getByRole("status").waitFor();
+    assert.match(await page.locator("main table").innerText(), /Role\s+Helpers/);
+
+    const me = (await server.get("/api/v1/accounts/verify_credentials", { token: helper.token })).body;
+    assert.equal(me.role.name, "Helpers");
+    assert.equal(me.role.color, "#336699");
+    assert.deepEqual(me.roles, [{ id: me.role.id, name: "Helpers", color: "#336699" }]);
+    assert.equal((await server.get("/api/v1/admin/reports", { token: helper.token })).status, 200);
+    assert.equal((await server.get("/api/v1/admin/accounts", { token: helper.token })).status, 403);
+  });
+});
+
 test("the pages follow the browser's language", { skip }, async (t) => {
   await inPage(
     t,

@@ -74,7 +74,7 @@ export function userRow(
 ): Insertable<UsersTable> {
   const now = columns.created_at ?? new Date();
   return {
-    role: "user",
+    role_id: null,
     confirmed_at: now,
     confirmation_token_hash: null,
     approved: true,

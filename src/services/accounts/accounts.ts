@@ -3,7 +3,6 @@
 
 import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
-import type { Role } from "../../db/schema.ts";
 import { ApiError, fieldError, notFound, validationFailed } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { hashPassword } from "../../domain/secrets.ts";
@@ -21,7 +20,8 @@ export interface NewLocalUser {
   username: string;
   email: string;
   password: string;
-  role?: Role;
+  /** Null or absent: no role but everyone's. */
+  roleId?: string | null;
   confirmed?: boolean;
   approved?: boolean;
   locale?: string | null;
@@ -75,7 +75,7 @@ export async function createLocalUser(rt: Runtime, input: NewLocalUser): Promise
           userRow(
             { id: userId, account_id: accountId, email: input.email.toLowerCase(), password_hash: passwordHash },
             {
-              role: input.role ?? "user",
+              role_id: input.roleId ?? null,
               confirmed_at: input.confirmed === false ? null : now,
               approved: input.approved ?? true,
               locale: input.locale ?? null,

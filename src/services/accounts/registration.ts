@@ -6,7 +6,7 @@ import type { Runtime } from "../../runtime.ts";
 import { findApplication } from "../auth/apps.ts";
 import { isLoopback } from "../auth/sessions.ts";
 import { type IssuedToken, issueToken } from "../auth/tokens.ts";
-import { emailDomainVerdict } from "../moderation/email_domain_blocks.ts";
+import { emailDomainVerdict, recordSignUpAttempt } from "../moderation/email_domain_blocks.ts";
 import { ipSeverity } from "../moderation/ip_blocks.ts";
 import { hit } from "../rate_limits.ts";
 import { createLocalUser, takenFields, USER_ATTRIBUTE_LABELS } from "./accounts.ts";
@@ -117,6 +117,7 @@ export async function signUp(rt: Runtime, applicationId: string, input: SignUp, 
   // Blocked addresses may not sign up; some must wait for approval (as may some email domains).
   const ipBlock = await ipSeverity(rt, ip);
   if (ipBlock === "sign_up_block" || ipBlock === "no_access") throw forbidden();
+  if (typeof input.email === "string") await recordSignUpAttempt(rt, input.email.trim().toLowerCase(), ip);
   const errors = await validate(rt, input);
   if (Object.keys(errors).length > 0) throw validationFailed(errors, USER_ATTRIBUTE_LABELS);
   const app = await findApplication(rt, { id: applicationId });

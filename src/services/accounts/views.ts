@@ -1,17 +1,19 @@
 // What the Account entity is rendered from, loaded in batches: the profile (kept in memory until the
 // account changes) and the counters (read fresh, or taken from a query that read them already).
 import type { Selectable } from "kysely";
-import type { AccountStatsTable, AccountsTable, Role, UserSettings } from "../../db/schema.ts";
+import type { AccountStatsTable, AccountsTable, UserSettings } from "../../db/schema.ts";
+import type { UserRole } from "../../domain/roles.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
 import { type RemoteEmoji, remoteEmojisUsed } from "../emojis/remote_emojis.ts";
+import { rolesOf } from "../roles/lookup.ts";
 import type { AccountCounters } from "../statuses/live_state.ts";
 import { throughCache, viewCaches } from "../view_caches.ts";
 
 export type AccountRow = Selectable<AccountsTable> &
   Omit<Selectable<AccountStatsTable>, "account_id"> & {
-    /** The role of a local account's user (null for remote accounts). */
-    role: Role | null;
+    /** The role of a local account's user (null for everyone's, and for remote accounts). */
+    role_id: string | null;
   };
 
 export interface AccountView {
@@ -22,6 +24,8 @@ export interface AccountView {
   moved: AccountView | null;
   /** The custom emojis its name, bio and fields use (its own server's, for a remote account). */
   emojis: (CustomEmoji | RemoteEmoji)[];
+  /** The user's role, when they have one beyond everyone's. */
+  role: UserRole | null;
 }
 
 /** The texts of a profile that may use custom emojis. */
@@ -54,7 +58,7 @@ export async function loadAccountRows(rt: Runtime, ids: readonly string[]): Prom
     .leftJoin("account_stats as s", "s.account_id", "a.id")
     .leftJoin("users as u", "u.account_id", "a.id")
     .selectAll("a")
-    .select(["s.followers_count", "s.following_count", "s.statuses_count", "s.last_status_at", "u.role"])
+    .select(["s.followers_count", "s.following_count", "s.statuses_count", "s.last_status_at", "u.role_id"])
     .where("a.id", "in", unique)
     .execute();
   return new Map(
@@ -88,7 +92,7 @@ export async function loadAccountViews(
   ids: readonly string[],
   known?: ReadonlyMap<string, AccountCounters>,
 ): Promise<Map<string, AccountView>> {
-  const [found, emojis] = await Promise.all([profiles(rt, ids), localEmojis(rt)]);
+  const [found, emojis, roleOf] = await Promise.all([profiles(rt, ids), localEmojis(rt), rolesOf(rt)]);
   const movedIds = [...found.values()].map((r) => r.moved_to_account_id).filter((id): id is string => id !== null);
   const moved = movedIds.length > 0 ? await profiles(rt, movedIds) : new Map<string, AccountRow>();
   const missing = [...new Set([...found.keys(), ...moved.keys()])].filter((id) => !known?.has(id));
@@ -113,6 +117,7 @@ export async function loadAccountViews(
     counters: counters.get(row.id) ?? null,
     moved: next,
     emojis: accountEmojis(emojis, row, remoteEmojis),
+    role: row.role_id === null ? null : roleOf(row.role_id),
   });
   const out = new Map<string, AccountView>();
   for (const id of ids) {
@@ -135,7 +140,7 @@ export interface CredentialView {
   row: AccountRow;
   emojis: (CustomEmoji | RemoteEmoji)[];
   settings: UserSettings;
-  role: Role;
+  role: UserRole;
   /** Counted up to 40, as Mastodon counts them. */
   followRequestsCount: number;
 }
@@ -143,10 +148,10 @@ export interface CredentialView {
 export async function loadCredentialView(rt: Runtime, userId: string): Promise<CredentialView> {
   const user = await rt.db
     .selectFrom("users")
-    .select(["account_id", "settings", "role"])
+    .select(["account_id", "settings", "role_id"])
     .where("id", "=", userId)
     .executeTakeFirstOrThrow();
-  const [rows, requests, emojis] = await Promise.all([
+  const [rows, requests, emojis, roleOf] = await Promise.all([
     loadAccountRows(rt, [user.account_id]),
     rt.db
       .selectFrom((db) =>
@@ -160,13 +165,14 @@ export async function loadCredentialView(rt: Runtime, userId: string): Promise<C
       .select((eb) => eb.fn.countAll().as("n"))
       .executeTakeFirstOrThrow(),
     localEmojis(rt),
+    rolesOf(rt),
   ]);
   const row = rows.get(user.account_id)!;
   return {
     row,
     emojis: accountEmojis(emojis, row),
     settings: user.settings,
-    role: user.role,
+    role: roleOf(user.role_id),
     followRequestsCount: Number(requests.n),
   };
 }

@@ -1,14 +1,15 @@
 // Resolving an access token to who is calling. Every authenticated request asks, so answers are
 // cached for a minute; revoking a token or changing a user publishes `auth:invalidate` on the bus,
 // which empties the cache of every process.
-import type { Role } from "../../db/schema.ts";
+import type { UserRole } from "../../domain/roles.ts";
 import { sha256 } from "../../domain/secrets.ts";
 import type { Runtime } from "../../runtime.ts";
+import { rolesOf } from "../roles/lookup.ts";
 
 export interface AuthUser {
   id: string;
   accountId: string;
-  role: Role;
+  role: UserRole;
   confirmed: boolean;
   approved: boolean;
   disabled: boolean;
@@ -76,7 +77,7 @@ export async function authenticate(rt: Runtime, token: string): Promise<Auth | n
       "t.application_id",
       "u.id as user_id",
       "u.account_id",
-      "u.role",
+      "u.role_id",
       "u.confirmed_at",
       "u.approved",
       "u.disabled",
@@ -87,17 +88,18 @@ export async function authenticate(rt: Runtime, token: string): Promise<Auth | n
     .where("t.revoked_at", "is", null)
     .executeTakeFirst();
 
+  const roleOf = row?.user_id ? await rolesOf(rt) : null;
   const auth: Auth | null = row
     ? {
         tokenId: row.token_id,
         scopes: row.scopes.split(" ").filter(Boolean),
         applicationId: row.application_id,
         user:
-          row.user_id && row.account_id
+          row.user_id && row.account_id && roleOf
             ? {
                 id: row.user_id,
                 accountId: row.account_id,
-                role: row.role ?? "user",
+                role: roleOf(row.role_id),
                 confirmed: row.confirmed_at !== null,
                 approved: row.approved ?? false,
                 disabled: row.disabled ?? false,

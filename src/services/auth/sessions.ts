@@ -2,13 +2,14 @@
 // Sign-in attempts are counted in the database (rate_limits) rather than in memory, so that every
 // process of a scaled-out server shares the counts and a restart does not reset them; a fixed window
 // is all the precision a brute-force guard needs.
-import type { Role } from "../../db/schema.ts";
 import { ApiError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
+import type { UserRole } from "../../domain/roles.ts";
 import { hashPassword, randomToken, sha256, verifyPassword } from "../../domain/secrets.ts";
 import type { Runtime } from "../../runtime.ts";
 import { ipSeverity } from "../moderation/ip_blocks.ts";
 import { addressBucket, clear, hit, type LimitState } from "../rate_limits.ts";
+import { roleOf } from "../roles/lookup.ts";
 
 export interface SessionUser {
   id: string;
@@ -18,7 +19,7 @@ export interface SessionUser {
   approved: boolean;
   disabled: boolean;
   suspended: boolean;
-  role: Role;
+  role: UserRole;
 }
 
 export class TooManyAttempts extends Error {
@@ -64,12 +65,15 @@ function userQuery(rt: Runtime) {
       "u.confirmed_at",
       "u.approved",
       "u.disabled",
-      "u.role",
+      "u.role_id",
       "a.suspended_at",
     ]);
 }
 
-function toSessionUser(row: Awaited<ReturnType<ReturnType<typeof userQuery>["executeTakeFirstOrThrow"]>>): SessionUser {
+async function toSessionUser(
+  rt: Runtime,
+  row: Awaited<ReturnType<ReturnType<typeof userQuery>["executeTakeFirstOrThrow"]>>,
+): Promise<SessionUser> {
   return {
     id: row.id,
     accountId: row.accountId,
@@ -78,7 +82,7 @@ function toSessionUser(row: Awaited<ReturnType<ReturnType<typeof userQuery>["exe
     approved: row.approved,
     disabled: row.disabled,
     suspended: row.suspended_at !== null,
-    role: row.role,
+    role: await roleOf(rt, row.role_id),
   };
 }
 
@@ -110,7 +114,7 @@ export async function checkPassword(
   const valid = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
   if (!row || !valid) return null;
   await clear(rt, `sign_in:email:${address}`);
-  return toSessionUser(row);
+  return toSessionUser(rt, row);
 }
 
 /** Opens a web session; returns its token (only a hash is kept). The user's stale sessions go. */
@@ -161,7 +165,7 @@ export async function sessionUser(rt: Runtime, token: string): Promise<SessionUs
       .where("id", "=", row.sessionId)
       .execute();
   }
-  return toSessionUser(row);
+  return toSessionUser(rt, row);
 }
 
 /** Signs a session out; its cookie stops working at once. */

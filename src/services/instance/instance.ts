@@ -1,6 +1,7 @@
 // What the server says about itself: its numbers (users, posts, weekly activity), the domains it
 // knows, and whom to contact; and all that the Instance entities show besides configuration.
 import { idFloor } from "../../domain/ids.ts";
+import { OWNER_ID } from "../../domain/roles.ts";
 import type { Runtime } from "../../runtime.ts";
 import { loadAccountView } from "../accounts/views.ts";
 import { isoWeek } from "../auth/authenticate.ts";
@@ -115,7 +116,7 @@ async function contactAccountId(rt: Runtime): Promise<string | null> {
     .where("a.suspended_at", "is", null);
   const row = name
     ? await q.where("a.acct_key", "=", `${name.toLowerCase()}@`).executeTakeFirst()
-    : await q.where("u.role", "=", "owner").orderBy("u.id").executeTakeFirst();
+    : await q.where("u.role_id", "=", OWNER_ID).orderBy("u.id").executeTakeFirst();
   return row?.id ?? null;
 }
 

@@ -4,6 +4,8 @@ import type { RulesTable } from "../../db/schema.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
+import { logAction } from "../moderation/audit_log.ts";
+import { requirePermission, type Staff } from "../moderation/staff.ts";
 import { instanceChanged } from "./cached.ts";
 
 export type Rule = Selectable<RulesTable>;
@@ -12,7 +14,9 @@ export async function rules(rt: Runtime): Promise<Rule[]> {
   return rt.db.selectFrom("rules").selectAll().orderBy("priority").orderBy("id").execute();
 }
 
-export async function addRule(rt: Runtime, text: string, hint = ""): Promise<Rule> {
+/** Adds a rule; `actor` is the member of staff adding it (the web admin), whom the audit log names. */
+export async function addRule(rt: Runtime, text: string, hint = "", actor?: Staff): Promise<Rule> {
+  if (actor) requirePermission(actor, "manageRules");
   if (!text.trim()) throw unprocessable("Validation failed: Text can't be blank");
   const now = new Date();
   const rule: Rule = {
@@ -23,13 +27,22 @@ export async function addRule(rt: Runtime, text: string, hint = ""): Promise<Rul
     created_at: now,
     updated_at: now,
   };
-  await rt.db.insertInto("rules").values(rule).execute();
+  await rt.db.transaction().execute(async (trx) => {
+    await trx.insertInto("rules").values(rule).execute();
+    if (actor)
+      await logAction(trx, actor, { action: "create", targetType: "Rule", targetId: rule.id, identifier: rule.text });
+  });
   await instanceChanged(rt);
   return rule;
 }
 
-export async function removeRule(rt: Runtime, id: string): Promise<void> {
-  const result = await rt.db.deleteFrom("rules").where("id", "=", id).executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw notFound();
+export async function removeRule(rt: Runtime, id: string, actor?: Staff): Promise<void> {
+  if (actor) requirePermission(actor, "manageRules");
+  await rt.db.transaction().execute(async (trx) => {
+    const removed = await trx.deleteFrom("rules").where("id", "=", id).returning("text").executeTakeFirst();
+    if (!removed) throw notFound();
+    if (actor)
+      await logAction(trx, actor, { action: "destroy", targetType: "Rule", targetId: id, identifier: removed.text });
+  });
   await instanceChanged(rt);
 }

@@ -8,6 +8,8 @@ import { isEmailAddress } from "../../domain/emails.ts";
 import { fieldError, validationFailed } from "../../domain/errors.ts";
 import { USERNAME_FORMAT } from "../../domain/usernames.ts";
 import type { Runtime } from "../../runtime.ts";
+import { logAction } from "../moderation/audit_log.ts";
+import { requirePermission, type Staff } from "../moderation/staff.ts";
 import { instanceChanged } from "./cached.ts";
 
 const KEY = "server";
@@ -72,8 +74,18 @@ export async function loadServerSettings(rt: Runtime): Promise<void> {
   if (parsed.success) apply(rt, parsed.data);
 }
 
-/** Checks and saves new settings; everything that shows them is told. */
-export async function saveServerSettings(rt: Runtime, input: ServerSettings): Promise<ServerSettings> {
+/** Mastodon's names of the settings (Form::AdminSettings), as the audit log names a change. */
+const SETTING_NAMES: Record<keyof ServerSettings, string> = {
+  title: "site_title",
+  description: "site_short_description",
+  contactEmail: "site_contact_email",
+  contactUsername: "site_contact_username",
+  registrationsMode: "registrations_mode",
+};
+
+/** Checks and saves new settings, with an audit log entry naming what changed; everything that shows them is told. */
+export async function saveServerSettings(rt: Runtime, actor: Staff, input: ServerSettings): Promise<ServerSettings> {
+  requirePermission(actor, "manageSettings");
   const settings: ServerSettings = {
     title: input.title.trim(),
     description: input.description.trim(),
@@ -92,11 +104,23 @@ export async function saveServerSettings(rt: Runtime, input: ServerSettings): Pr
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   const now = new Date();
   const value = JSON.stringify(settings);
-  await rt.db
-    .insertInto("site_settings")
-    .values({ key: KEY, value, updated_at: now })
-    .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: now }))
-    .execute();
+  const before = serverSettings(rt);
+  const changed = (Object.keys(SETTING_NAMES) as (keyof ServerSettings)[]).filter((k) => before[k] !== settings[k]);
+  await rt.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto("site_settings")
+      .values({ key: KEY, value, updated_at: now })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: now }))
+      .execute();
+    if (changed.length > 0) {
+      await logAction(trx, actor, {
+        action: "update",
+        targetType: "Setting",
+        targetId: KEY,
+        identifier: changed.map((k) => SETTING_NAMES[k]).join(", "),
+      });
+    }
+  });
   apply(rt, settings);
   await rt.bus.publish(CHANNEL, value);
   await instanceChanged(rt);

@@ -4,6 +4,8 @@
 import { unprocessable } from "../../domain/errors.ts";
 import { markdownToHtml } from "../../domain/text/markdown.ts";
 import type { Runtime } from "../../runtime.ts";
+import { type AuditRecord, logAction } from "../moderation/audit_log.ts";
+import { requirePermission, type Staff } from "../moderation/staff.ts";
 import { instanceChanged } from "./cached.ts";
 
 export type TextKey = "extended_description" | "privacy_policy";
@@ -24,18 +26,36 @@ export async function siteText(rt: Runtime, key: TextKey): Promise<SiteText | nu
   return (row?.value as SiteText | undefined) ?? null;
 }
 
-async function writeSetting(rt: Runtime, key: string, value: unknown): Promise<void> {
+/** Who changed a setting from the web admin, and how the audit log records it (the command line logs nothing). */
+export interface SettingChange {
+  actor: Staff;
+  record: AuditRecord;
+}
+
+/** Saves a setting, and its audit log entry when staff made the change. */
+async function writeSetting(rt: Runtime, key: string, value: unknown, change?: SettingChange): Promise<void> {
+  if (change) requirePermission(change.actor, "manageSettings");
   const now = new Date();
-  await rt.db
-    .insertInto("site_settings")
-    .values({ key, value: JSON.stringify(value), updated_at: now })
-    .onConflict((oc) => oc.column("key").doUpdateSet({ value: JSON.stringify(value), updated_at: now }))
-    .execute();
+  const json = JSON.stringify(value);
+  await rt.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto("site_settings")
+      .values({ key, value: json, updated_at: now })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value: json, updated_at: now }))
+      .execute();
+    if (change) await logAction(trx, change.actor, change.record);
+  });
   await instanceChanged(rt);
 }
 
-export async function setSiteText(rt: Runtime, key: TextKey, text: string): Promise<void> {
-  await writeSetting(rt, key, { text, updated_at: new Date().toISOString() } satisfies SiteText);
+export async function setSiteText(rt: Runtime, key: TextKey, text: string, actor?: Staff): Promise<void> {
+  const record: AuditRecord = { action: "update", targetType: "Setting", targetId: key, identifier: key };
+  await writeSetting(
+    rt,
+    key,
+    { text, updated_at: new Date().toISOString() } satisfies SiteText,
+    actor && { actor, record },
+  );
 }
 
 export async function termsVersions(rt: Runtime): Promise<TermsVersion[]> {
@@ -50,13 +70,19 @@ export async function termsVersions(rt: Runtime): Promise<TermsVersion[]> {
 }
 
 /** Publishes terms that take effect on `effectiveDate` (YYYY-MM-DD), replacing a version of that date. */
-export async function publishTerms(rt: Runtime, text: string, effectiveDate: string): Promise<void> {
+export async function publishTerms(rt: Runtime, text: string, effectiveDate: string, actor?: Staff): Promise<void> {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(effectiveDate) || Number.isNaN(Date.parse(effectiveDate))) {
     throw unprocessable("Validation failed: Effective date must be a date (YYYY-MM-DD)");
   }
   const versions = (await termsVersions(rt)).filter((v) => v.effective_date !== effectiveDate);
   versions.push({ text, effective_date: effectiveDate, published_at: new Date().toISOString() });
-  await writeSetting(rt, "terms_of_service", versions);
+  const record: AuditRecord = {
+    action: "create",
+    targetType: "TermsOfService",
+    targetId: effectiveDate,
+    identifier: effectiveDate,
+  };
+  await writeSetting(rt, "terms_of_service", versions, actor && { actor, record });
 }
 
 // Rookery's own policy, shown until the operator publishes theirs.

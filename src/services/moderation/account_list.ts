@@ -4,8 +4,9 @@ import { sql } from "kysely";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { ApiError, notFound } from "../../domain/errors.ts";
 import { isId } from "../../domain/ids.ts";
-import { roleById, rolesWith } from "../../domain/roles.ts";
+import { can, effectiveRole } from "../../domain/roles.ts";
 import type { Runtime } from "../../runtime.ts";
+import { rolesOf, roleTable } from "../roles/lookup.ts";
 import { requirePermission, type Staff } from "./staff.ts";
 
 export const ORIGINS = ["local", "remote"] as const;
@@ -71,11 +72,15 @@ export async function findAccounts(
   }
   if (f.permissions !== undefined) {
     if (f.permissions !== "staff") throw new ApiError(400, `Unknown permissions: ${f.permissions}`);
-    q = q.where("u.role", "in", rolesWith("viewDashboard"));
+    const table = await roleTable(rt);
+    const staff = [...table.byId.values()]
+      .filter((r) => can(effectiveRole(r, table.everyone), "viewDashboard"))
+      .map((r) => r.id);
+    q = staff.length ? q.where("u.role_id", "in", staff) : q.where(sql<boolean>`1 = 0`);
   }
   if (f.roleIds && f.roleIds.length > 0) {
-    const roles = f.roleIds.flatMap((id) => roleById(id) ?? []);
-    q = roles.length ? q.where("u.role", "in", roles) : q.where(sql<boolean>`1 = 0`);
+    const ids = f.roleIds.filter(isId);
+    q = ids.length ? q.where("u.role_id", "in", ids) : q.where(sql<boolean>`1 = 0`);
   }
   // Nobody here was invited: invitations do not exist yet.
   if (f.invitedBy !== undefined) q = q.where(sql<boolean>`1 = 0`);
@@ -117,7 +122,7 @@ export async function accountForStaff(rt: Runtime, actor: Staff, id: string) {
           "a.silenced_at",
           "a.sensitized_at",
           "u.id as user_id",
-          "u.role",
+          "u.role_id",
           "u.approved",
           "u.disabled",
           "u.email",
@@ -126,7 +131,8 @@ export async function accountForStaff(rt: Runtime, actor: Staff, id: string) {
         .executeTakeFirst()
     : undefined;
   if (!row) throw notFound();
-  return row;
+  const { role_id, ...account } = row;
+  return { ...account, role: row.user_id === null ? null : (await rolesOf(rt))(role_id) };
 }
 
 export type StaffTarget = Awaited<ReturnType<typeof accountForStaff>>;

@@ -1,5 +1,4 @@
 // What operators do to local accounts from the command line: create, approve, change, delete.
-import type { Role } from "../../db/schema.ts";
 import { isEmailAddress } from "../../domain/emails.ts";
 import { ApiError, notFound } from "../../domain/errors.ts";
 import { randomToken } from "../../domain/secrets.ts";
@@ -16,7 +15,7 @@ import { invalidateAuth } from "../auth/authenticate.ts";
  */
 export async function createAccountAsOperator(
   rt: Runtime,
-  input: { username: string; email: string; role: Role; confirmed: boolean; approved: boolean },
+  input: { username: string; email: string; roleId: string | null; confirmed: boolean; approved: boolean },
 ): Promise<{ accountId: string; password: string }> {
   if (!USERNAME_FORMAT.test(input.username) || input.username.length > USERNAME_MAX_LENGTH) {
     throw new ApiError(422, "The username may only contain letters, numbers and underscores (at most 30)");
@@ -47,7 +46,8 @@ async function userOf(rt: Runtime, username: string) {
 }
 
 export interface UserChanges {
-  role?: Role;
+  /** The new role (null: everyone's only); see roleIdByName. */
+  roleId?: string | null;
   confirm?: boolean;
   approve?: boolean;
   disabled?: boolean;
@@ -59,7 +59,7 @@ export async function modifyUser(rt: Runtime, username: string, changes: UserCha
   await rt.db
     .updateTable("users")
     .set({
-      ...(changes.role ? { role: changes.role } : {}),
+      ...(changes.roleId !== undefined ? { role_id: changes.roleId } : {}),
       ...(changes.confirm ? { confirmed_at: now, confirmation_token_hash: null } : {}),
       ...(changes.approve ? { approved: true } : {}),
       ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),
@@ -75,10 +75,11 @@ export async function listUsers(rt: Runtime) {
   return rt.db
     .selectFrom("users as u")
     .innerJoin("accounts as a", "a.id", "u.account_id")
+    .leftJoin("roles as r", "r.id", "u.role_id")
     .select([
       "a.username",
       "u.email",
-      "u.role",
+      "r.name as role",
       "u.confirmed_at",
       "u.approved",
       "u.disabled",

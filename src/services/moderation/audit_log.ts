@@ -21,7 +21,11 @@ export type TargetType =
   | "CanonicalEmailBlock"
   | "IpBlock"
   | "Tag"
-  | "Status";
+  | "Status"
+  | "UserRole"
+  | "Setting"
+  | "Rule"
+  | "TermsOfService";
 
 export interface AuditRecord {
   /** Mastodon's action names: suspend, unsuspend, silence, create, destroy, approve, resolve… */

@@ -3,8 +3,9 @@
 // As in Mastodon, a block reaches the domain's accounts and those of its subdomains: suspending
 // suspends them and severs the follows between them and local accounts (each local account is
 // told what it lost), limiting silences them. Both are stamped with the block's creation time, so
-// that lifting or softening the block lifts exactly what it imposed. `rookery domains` and the
-// admin API (admin_domain_blocks.ts) share these functions.
+// that lifting or softening the block lifts exactly what it imposed. The data of the accounts it
+// suspends are deleted 30 days later unless it is lifted, as a local account's are (account_purge.ts).
+// `rookery domains` and the admin API (admin_domain_blocks.ts) share these functions.
 import type { Selectable } from "kysely";
 import type { Db } from "../../db/index.ts";
 import type { DomainBlocksTable } from "../../db/schema.ts";
@@ -14,6 +15,7 @@ import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { instanceChanged } from "../instance/cached.ts";
+import { purgeLater } from "./account_purge.ts";
 import { onDomain, severDomain } from "./severances.ts";
 
 export type DomainBlock = Selectable<DomainBlocksTable>;
@@ -84,7 +86,8 @@ const ofDomain = (db: Db, domain: string) => db.updateTable("accounts").where(on
 /**
  * Silences or suspends the domain's accounts that are not already, marked with the block's time
  * (as Mastodon's BlockDomainService does), so that lifting it restores exactly those. Suspending
- * also severs the follows between them and local accounts.
+ * also severs the follows between them and local accounts, and schedules the purge of each 30 days
+ * from now (the block may be older, when a limit becomes a suspension).
  */
 async function applyBlockToAccounts(rt: Runtime, db: Db, block: DomainBlock): Promise<string[]> {
   if (block.severity === "noop") return [];
@@ -94,7 +97,11 @@ async function applyBlockToAccounts(rt: Runtime, db: Db, block: DomainBlock): Pr
     .where(column, "is", null)
     .returning("id")
     .execute();
-  if (block.severity === "suspend") await severDomain(rt, db, block.domain);
+  if (block.severity === "suspend") {
+    await severDomain(rt, db, block.domain);
+    const now = new Date();
+    for (const { id } of rows) await purgeLater(rt, db, id, now);
+  }
   return rows.map((r) => r.id);
 }
 

@@ -1,19 +1,50 @@
 // IP blocks (Mastodon's IpBlock): networks whose sign-ups need approval (sign_up_requires_approval),
-// are refused (sign_up_block), or that may not sign up nor sign in at all (no_access). A block
-// may expire.
+// are refused (sign_up_block), or that may not use the server at all (no_access: every request is
+// refused, as Mastodon's Rack::Attack blocklist does). A block may expire.
 import type { Selectable } from "kysely";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import type { IpBlockSeverity, IpBlocksTable } from "../../db/schema.ts";
 import { fieldError, notFound, validationFailed } from "../../domain/errors.ts";
 import { isId, newId } from "../../domain/ids.ts";
-import { contains, formatNetwork, parseAddress, parseNetwork } from "../../domain/ip_ranges.ts";
+import { contains, formatNetwork, type Network, parseAddress, parseNetwork } from "../../domain/ip_ranges.ts";
 import type { Runtime } from "../../runtime.ts";
+import { cached, invalidate } from "../cache.ts";
 import { logAction } from "./audit_log.ts";
 import { requirePermission, type Staff } from "./staff.ts";
 
 export type IpBlock = Selectable<IpBlocksTable>;
 export const SEVERITIES: readonly IpBlockSeverity[] = ["sign_up_requires_approval", "sign_up_block", "no_access"];
 const COMMENT_MAX = 1000;
+const NO_ACCESS = "ip_blocks:no_access";
+// Changes drop the list in every process; the expiry only bounds a load that raced a change.
+const NO_ACCESS_TTL_MS = 10 * 60_000;
+
+/** The networks refused everything, read once per process (every request asks). */
+function noAccessNetworks(rt: Runtime): Promise<{ network: Network; expiresAt: number }[]> {
+  return cached(rt, NO_ACCESS, NO_ACCESS_TTL_MS, async () => {
+    const rows = await rt.db
+      .selectFrom("ip_blocks")
+      .select(["ip", "expires_at"])
+      .where("severity", "=", "no_access")
+      .execute();
+    return rows.flatMap((r) => {
+      const network = parseNetwork(r.ip);
+      return network ? [{ network, expiresAt: r.expires_at ? r.expires_at.getTime() : Number.POSITIVE_INFINITY }] : [];
+    });
+  });
+}
+
+/**
+ * Whether a live no_access block covers `ip`. While the database cannot be read (and the list is
+ * not in memory) nobody is refused, so that what needs no database still answers.
+ */
+export async function accessRefused(rt: Runtime, ip: string): Promise<boolean> {
+  const blocks = await noAccessNetworks(rt).catch(() => []);
+  if (blocks.length === 0) return false;
+  const address = parseAddress(ip);
+  const now = Date.now();
+  return address !== null && blocks.some((b) => b.expiresAt > now && contains(b.network, address));
+}
 
 export async function listIpBlocks(rt: Runtime, actor: Staff, page: Page): Promise<PageResult<IpBlock>> {
   requirePermission(actor, "manageBlocks");
@@ -76,6 +107,7 @@ export async function createIpBlock(rt: Runtime, actor: Staff, input: IpBlockInp
     await trx.insertInto("ip_blocks").values(row).execute();
     await logAction(trx, actor, { action: "create", targetType: "IpBlock", targetId: row.id, identifier: row.ip });
   });
+  await invalidate(rt, NO_ACCESS);
   return row;
 }
 
@@ -87,6 +119,7 @@ export async function updateIpBlock(rt: Runtime, actor: Staff, id: string, input
     await trx.updateTable("ip_blocks").set(values).where("id", "=", id).execute();
     await logAction(trx, actor, { action: "update", targetType: "IpBlock", targetId: id, identifier: values.ip });
   });
+  await invalidate(rt, NO_ACCESS);
   return { ...current, ...values };
 }
 
@@ -96,6 +129,7 @@ export async function deleteIpBlock(rt: Runtime, actor: Staff, id: string): Prom
     await trx.deleteFrom("ip_blocks").where("id", "=", id).execute();
     await logAction(trx, actor, { action: "destroy", targetType: "IpBlock", targetId: id, identifier: current.ip });
   });
+  await invalidate(rt, NO_ACCESS);
 }
 
 /** The strictest live block covering `ip`, or null. */

@@ -1,8 +1,10 @@
 // What the Report, Admin::Report and Admin::Account entities are rendered from, in batches.
 import type { Selectable } from "kysely";
 import type { ReportsTable, RulesTable } from "../../db/schema.ts";
+import type { UserRole } from "../../domain/roles.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type AccountView, loadAccountViews } from "../accounts/views.ts";
+import { rolesOf } from "../roles/lookup.ts";
 import { loadStatusViews, type StatusView } from "../statuses/views.ts";
 
 export type ReportRow = Selectable<ReportsTable>;
@@ -44,7 +46,7 @@ function adminAccountRows(rt: Runtime, ids: string[]) {
       "u.sign_up_ip",
       "u.locale",
       "u.sign_up_reason",
-      "u.role",
+      "u.role_id",
       "u.confirmed_at",
       "u.approved",
       "u.disabled",
@@ -91,6 +93,8 @@ async function addressesOf(
 export interface AdminAccountView {
   row: Awaited<ReturnType<typeof adminAccountRows>>[number];
   account: AccountView | null;
+  /** The user's role (everyone's for remote accounts). */
+  role: UserRole;
   /** Where the user signed up and signed in from, latest first. */
   ips: { ip: string; used_at: Date }[];
 }
@@ -102,11 +106,16 @@ export async function loadAdminAccountViews(
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const [rows, accounts] = await Promise.all([adminAccountRows(rt, unique), loadAccountViews(rt, unique)]);
-  const ips = await addressesOf(rt, rows);
+  const [ips, roleOf] = await Promise.all([addressesOf(rt, rows), rolesOf(rt)]);
   return new Map(
     rows.map((row) => [
       row.id,
-      { row, account: accounts.get(row.id) ?? null, ips: (row.user_id && ips.get(row.user_id)) || [] },
+      {
+        row,
+        account: accounts.get(row.id) ?? null,
+        role: roleOf(row.role_id),
+        ips: (row.user_id && ips.get(row.user_id)) || [],
+      },
     ]),
   );
 }

@@ -1,14 +1,13 @@
 // Who acts in moderation, and the checks every moderation service makes before it changes
 // anything: the role's permission (the token's scope is the API's to check), and Mastodon's rule
 // that staff act only on accounts whose role sits below their own.
-import type { Role } from "../../db/schema.ts";
 import { ApiError } from "../../domain/errors.ts";
-import { can, outranks, type Permission } from "../../domain/roles.ts";
+import { can, outranks, type Permission, type UserRole } from "../../domain/roles.ts";
 
 /** A member of staff acting: the API's token user, or the web admin's signed-in user. */
 export interface Staff {
   accountId: string;
-  role: Role;
+  role: UserRole;
 }
 
 export const notAllowed = () => new ApiError(403, "This action is not allowed");
@@ -18,6 +17,6 @@ export function requirePermission(actor: Staff, permission: Permission): void {
 }
 
 /** Refuses acting on oneself, or on an account whose role is not below the actor's. */
-export function requireAbove(actor: Staff, target: { id: string; role: Role | null }): void {
+export function requireAbove(actor: Staff, target: { id: string; role: UserRole | null }): void {
   if (target.id === actor.accountId || !outranks(actor.role, target.role)) throw notAllowed();
 }

@@ -5,11 +5,13 @@
 import { sql } from "kysely";
 import { unexpired } from "../../db/expiry.ts";
 import type { Db } from "../../db/index.ts";
-import type { NotificationType, Role } from "../../db/schema.ts";
+import type { NotificationType } from "../../db/schema.ts";
 import { idFloor, idTime, newId } from "../../domain/ids.ts";
+import { can, EVERYONE_ID, EVERYONE_POSITION, effectiveRole } from "../../domain/roles.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { enqueuePush } from "../push/delivery.ts";
+import { roleTable } from "../roles/lookup.ts";
 import { policyVerdict } from "./policy.ts";
 import { recordFilteredNotification } from "./requests.ts";
 
@@ -41,8 +43,6 @@ const GROUPED: readonly NotificationType[] = ["favourite", "reblog", "follow"];
 const MAXIMUM_GROUP_SPAN_HOURS = 12;
 const HOUR_MS = 3_600_000;
 
-const ROLE_RANK: Record<Role, number> = { user: 0, moderator: 1, admin: 2, owner: 3 };
-
 /**
  * Records a notification inside the caller's transaction `db`. Returns its id, or null when none is
  * due: the recipient is not a local, active account; it would notify itself; the recipient blocks
@@ -58,16 +58,18 @@ export async function notify(rt: Runtime, db: Db, input: NewNotification): Promi
   const parties = await db
     .selectFrom("accounts as a")
     .leftJoin("users as u", "u.account_id", "a.id")
-    .select(["a.id", "a.domain", "a.suspended_at", "a.silenced_at", "a.created_at", "u.id as user_id", "u.role"])
+    .leftJoin("roles as r", "r.id", "u.role_id")
+    .select(["a.id", "a.domain", "a.suspended_at", "a.silenced_at", "a.created_at", "u.id as user_id", "r.position"])
     .where("a.id", "in", [recipientId, fromAccountId])
     .execute();
   const recipient = parties.find((p) => p.id === recipientId);
   const sender = parties.find((p) => p.id === fromAccountId);
   if (!recipient?.user_id || recipient.suspended_at !== null || !sender) return null;
 
-  const rank = (role: Role | null) => ROLE_RANK[role ?? "user"];
-  const senderStaff = sender.user_id !== null && rank(sender.role) > 0;
-  const staffMention = type === "mention" && senderStaff && rank(sender.role) > rank(recipient.role);
+  // Staff hold a role above everyone's; Mastodon compares the roles' positions.
+  const rank = (position: number | null) => position ?? EVERYONE_POSITION;
+  const senderStaff = sender.user_id !== null && rank(sender.position) > EVERYONE_POSITION;
+  const staffMention = type === "mention" && senderStaff && rank(sender.position) > rank(recipient.position);
   const rel = await relationOf(db, recipientId, fromAccountId, sender.domain);
   if (!staffMention && rel.shutOut) return null;
 
@@ -115,17 +117,23 @@ export async function notify(rt: Runtime, db: Db, input: NewNotification): Promi
 
 /**
  * Notifies the staff who look after users (`admin.sign_up`: someone confirmed a new account) or
- * reports (`admin.report`): every moderator, admin and owner whose account is active.
+ * reports (`admin.report`): every user whose role may manage them (as Mastodon), whose account is active.
  */
 export async function notifyStaff(
   rt: Runtime,
   n: { fromAccountId: string; type: "admin.sign_up" | "admin.report"; reportId?: string },
 ): Promise<void> {
+  const table = await roleTable(rt);
+  const permission = n.type === "admin.sign_up" ? "manageUsers" : "manageReports";
+  const roleIds = [...table.byId.values()]
+    .filter((r) => r.id !== EVERYONE_ID && can(effectiveRole(r, table.everyone), permission))
+    .map((r) => r.id);
+  if (roleIds.length === 0) return;
   await rt.db.transaction().execute(async (trx) => {
     const staff = await trx
       .selectFrom("users")
       .select("account_id")
-      .where("role", "!=", "user")
+      .where("role_id", "in", roleIds)
       .where("disabled", "=", false)
       .execute();
     for (const { account_id } of staff) {

@@ -20,7 +20,8 @@ export interface TagTrend {
 
 /**
  * Tags used in the window, best first: those allowed to trend, those awaiting review, or both
- * (what moderators review). Tags staff made unlisted do not trend.
+ * (what moderators review). Tags staff made unlisted or unusable do not trend: Mastodon's
+ * Trends::Tags counts no use of a tag that is not usable.
  */
 async function scoredTags(rt: Runtime, which: "allowed" | "pending" | "both"): Promise<TagTrend[]> {
   const now = Date.now();
@@ -34,6 +35,7 @@ async function scoredTags(rt: Runtime, which: "allowed" | "pending" | "both"): P
     .where(visibleTo(null, "s"))
     .groupBy(["st.tag_id", "s.account_id"]);
   q = q.where((eb) => eb.or([eb("t.listable", "is", null), eb("t.listable", "=", true)]));
+  q = q.where((eb) => eb.or([eb("t.usable", "is", null), eb("t.usable", "=", true)]));
   if (which === "allowed") q = q.where("t.trendable", "=", true);
   else if (which === "pending") q = q.where("t.reviewed_at", "is", null);
   else q = q.where((eb) => eb.or([eb("t.trendable", "=", true), eb("t.reviewed_at", "is", null)]));

@@ -3,7 +3,7 @@
 // pending sign-up). The rules, the effects and the audit log are the moderation services'.
 import { html } from "hono/html";
 import { isId } from "../../domain/ids.ts";
-import { can } from "../../domain/roles.ts";
+import { can, outranks } from "../../domain/roles.ts";
 import { router } from "../../http/hono.ts";
 import { renderAdminAccount } from "../../serializers/admin_account.ts";
 import {
@@ -19,6 +19,7 @@ import {
 } from "../../services/moderation/account_actions.ts";
 import { accountForStaff, findAccounts, STATUSES } from "../../services/moderation/account_list.ts";
 import { loadAdminAccountViews } from "../../services/moderation/report_views.ts";
+import { assignableRoles, changeUserRole } from "../../services/roles/manage.ts";
 import { adminPage, button, formToken } from "./frame.ts";
 import { adminRoute, type StaffVisit, saved } from "./guard.ts";
 
@@ -114,6 +115,14 @@ accountPages.get(
     const t = staff.lang.t.admin.accounts;
     const found = await accountForStaff(c.var.rt, staff.actor, c.req.param("id") ?? "");
     const [a] = await render(c.var.rt, [found.id]);
+    // Mastodon's "Change role": for staff who may manage roles, on users whose role is below theirs.
+    const roles =
+      found.user_id !== null &&
+      found.id !== staff.actor.accountId &&
+      can(staff.user.role, "manageRoles") &&
+      outranks(staff.user.role, found.role)
+        ? await assignableRoles(c.var.rt, staff.actor)
+        : null;
     const path = `${PATH}/${a.id}`;
     const reportId =
       typeof staff.params.report_id === "string" && isId(staff.params.report_id) ? staff.params.report_id : "";
@@ -139,6 +148,19 @@ accountPages.get(
 ${a.invite_request ? html`<tr><th>${t.reason}</th><td>${a.invite_request}</td></tr>` : ""}
 </table>
 <div class="actions">${undo}</div>
+${
+  roles
+    ? html`<h2>${t.changeRole}</h2>
+<form method="post" action="${path}/role">${formToken(staff)}
+  <label for="role_id">${t.role}</label>
+  <select id="role_id" name="role_id">
+  <option value="">${t.noRole}</option>
+  ${roles.map((r) => html`<option value="${r.id}"${r.id === found.role?.id ? " selected" : ""}>${r.name}</option>`)}
+  </select>
+  <div class="actions"><button type="submit">${t.saveRole}</button></div>
+</form>`
+    : ""
+}
 <h2>${t.act}</h2>
 <form method="post" action="${path}/action">${formToken(staff)}
   ${reportId ? html`<input type="hidden" name="report_id" value="${reportId}">` : ""}
@@ -169,6 +191,15 @@ accountPages.post(
       text: text(p.text),
       sendEmailNotification: p.send_email_notification === "1",
     });
+    return saved(c, `${PATH}/${id}`);
+  }),
+);
+
+accountPages.post(
+  `${PATH}/:id/role`,
+  adminRoute("manageRoles", async (c, staff) => {
+    const id = c.req.param("id") ?? "";
+    await changeUserRole(c.var.rt, staff.actor, id, text(staff.params.role_id) || null);
     return saved(c, `${PATH}/${id}`);
   }),
 );

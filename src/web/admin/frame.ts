@@ -1,8 +1,7 @@
 // The frame of every web admin page: the sections the visitor's role may open, a sign-out button,
 // the "saved" notice after a form, and small helpers for the forms themselves.
 import { html } from "hono/html";
-import type { Role } from "../../db/schema.ts";
-import { can, type Permission } from "../../domain/roles.ts";
+import { can, type Permission, type UserRole } from "../../domain/roles.ts";
 import type { Ctx } from "../../http/hono.ts";
 import type { Language } from "../i18n.ts";
 import { type Html, page } from "../layout.ts";
@@ -15,13 +14,14 @@ export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permissi
   { key: "domains", path: "/admin/domain_blocks", permission: "manageFederation" },
   { key: "blocks", path: "/admin/ip_blocks", permission: "manageBlocks" },
   { key: "settings", path: "/admin/settings", permission: "manageSettings" },
+  { key: "roles", path: "/admin/roles", permission: "manageRoles" },
   { key: "auditLog", path: "/admin/audit_log", permission: "viewAuditLog" },
 ];
 
 interface Viewer {
   lang: Language;
   csrf: string;
-  user: { role: Role };
+  user: { role: UserRole };
 }
 
 /** The hidden CSRF field (and the page's language) every form carries. */

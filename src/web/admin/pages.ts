@@ -9,6 +9,7 @@ import { domainPages } from "./domains.ts";
 import { SECTIONS } from "./frame.ts";
 import { adminRoute } from "./guard.ts";
 import { reportPages } from "./reports.ts";
+import { rolePages } from "./roles.ts";
 import { settingsPages } from "./settings.ts";
 
 export const adminPages = router();
@@ -27,4 +28,5 @@ adminPages.route("/", accountPages);
 adminPages.route("/", domainPages);
 adminPages.route("/", blockPages);
 adminPages.route("/", settingsPages);
+adminPages.route("/", rolePages);
 adminPages.route("/", auditLogPages);

@@ -96,7 +96,7 @@ settingsPages.post(
   PATH,
   adminRoute("manageSettings", async (c, staff) => {
     const p = staff.params;
-    await saveServerSettings(c.var.rt, {
+    await saveServerSettings(c.var.rt, staff.actor, {
       title: text(p.title),
       description: text(p.description),
       contactEmail: text(p.contact_email),
@@ -114,7 +114,7 @@ settingsPages.post(
     for (const key of ["extended_description", "privacy_policy"] as const) {
       const value = text(staff.params[key]);
       // An untouched text is left as it is (and keeps its date).
-      if (value !== ((await siteText(rt, key))?.text ?? "")) await setSiteText(rt, key, value);
+      if (value !== ((await siteText(rt, key))?.text ?? "")) await setSiteText(rt, key, value, staff.actor);
     }
     return saved(c, PATH);
   }),
@@ -123,7 +123,7 @@ settingsPages.post(
 settingsPages.post(
   `${PATH}/terms`,
   adminRoute("manageSettings", async (c, staff) => {
-    await publishTerms(c.var.rt, text(staff.params.text), text(staff.params.effective_date));
+    await publishTerms(c.var.rt, text(staff.params.text), text(staff.params.effective_date), staff.actor);
     return saved(c, PATH);
   }),
 );
@@ -131,17 +131,17 @@ settingsPages.post(
 settingsPages.post(
   "/admin/rules",
   adminRoute("manageRules", async (c, staff) => {
-    await addRule(c.var.rt, text(staff.params.text), text(staff.params.hint));
+    await addRule(c.var.rt, text(staff.params.text), text(staff.params.hint), staff.actor);
     return saved(c, PATH);
   }),
 );
 
 settingsPages.post(
   "/admin/rules/:id/remove",
-  adminRoute("manageRules", async (c) => {
+  adminRoute("manageRules", async (c, staff) => {
     const id = c.req.param("id") ?? "";
     if (!isId(id)) throw notFound();
-    await removeRule(c.var.rt, id);
+    await removeRule(c.var.rt, id, staff.actor);
     return saved(c, PATH);
   }),
 );
