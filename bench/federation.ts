@@ -6,15 +6,24 @@
 //  2. delivery: one post of an account with 1,000 followers spread over 100 loopback servers;
 //     how many deliveries arrive (one per server's shared inbox, not one per follower) and when the
 //     last one does.
-// SQLite by default; TEST_DATABASE_URL=postgres://… for PostgreSQL. The server, its job worker, the
-// stand-in remote servers and the load all share this one process.
+// The ingest is run twice: once with the job worker running (the rates above), and once in two
+// steps (the worker stopped while the requests arrive, then started to drain them), which gives the
+// server's CPU time per accepted request and per drained activity (with every job it leads to).
+// SQLite by default; TEST_DATABASE_URL=postgres://… for PostgreSQL. The server, its job worker and
+// the stand-in remote servers share this one process; the load runs in a thread of its own, signed
+// beforehand, and its CPU time is not counted as the server's. BENCH_PARTS=ingest runs the ingest only.
+import { Worker } from "node:worker_threads";
+import { dispatcher } from "../src/jobs/handlers.ts";
 import { loadActivity } from "../test/activity_fixtures.ts";
 import { type RemoteServer, signedPostHeaders, startRemoteServer } from "../test/remote_actors.ts";
 import { startServer, type TestServer, type TestUser } from "../test/rig.ts";
+import type { SignedRequest } from "./inbox_load.ts";
 import { log } from "./lib.ts";
+import { pool } from "./pool.ts";
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
 const CONCURRENCY = 50;
+const PARTS = (process.env.BENCH_PARTS ?? "ingest,delivery").split(",");
 const PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
 
 async function post(url: string, activity: unknown, remote: RemoteServer, username: string): Promise<number> {
@@ -23,21 +32,6 @@ async function post(url: string, activity: unknown, remote: RemoteServer, userna
   const res = await fetch(url, { method: "POST", headers, body });
   await res.arrayBuffer();
   return res.status;
-}
-
-/** Runs `tasks` `CONCURRENCY` at a time. */
-async function pool<T>(tasks: (() => Promise<T>)[]): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        results[i] = await tasks[i]();
-      }
-    }),
-  );
-  return results;
 }
 
 function fill(server: TestServer, remote: RemoteServer, username: string) {
@@ -87,22 +81,22 @@ async function ingest(): Promise<void> {
     await server.settle();
 
     const inbox = `${server.url}/inbox`;
-    const bodies = Array.from({ length: CREATES }, (_, i) => {
-      const name = names[i % names.length];
-      const actor = remote.actor(name).id;
-      const id = `${actor}/statuses/${100000 + i}`;
-      const note = {
-        id,
-        type: "Note",
-        attributedTo: actor,
-        content: `<p>post number ${i}</p>`,
-        published: new Date().toISOString(),
-        to: [PUBLIC],
-        cc: [`${actor}/followers`],
-      };
-      return {
-        name,
-        activity: {
+    /** `CREATES` Create(Note) activities, signed now; `batch` keeps the ids of each run apart. */
+    const signed = (batch: number): SignedRequest[] =>
+      Array.from({ length: CREATES }, (_, i) => {
+        const name = names[i % names.length];
+        const actor = remote.actor(name).id;
+        const id = `${actor}/statuses/${batch}${100000 + i}`;
+        const note = {
+          id,
+          type: "Note",
+          attributedTo: actor,
+          content: `<p>post number ${i}</p>`,
+          published: new Date().toISOString(),
+          to: [PUBLIC],
+          cc: [`${actor}/followers`],
+        };
+        const activity = {
           "@context": "https://www.w3.org/ns/activitystreams",
           id: `${id}/activity`,
           type: "Create",
@@ -110,27 +104,66 @@ async function ingest(): Promise<void> {
           to: note.to,
           cc: note.cc,
           object: note,
-        },
+        };
+        const body = JSON.stringify(activity);
+        return { url: inbox, headers: signedPostHeaders(remote.actor(name), inbox, body, "draft-cavage"), body };
+      });
+    /** Posts the requests from a thread of its own; the server's CPU time is the process's less the thread's. */
+    const send = async (requests: SignedRequest[]) => {
+      const cpu = process.cpuUsage();
+      const worker = new Worker(new URL("./inbox_load.ts", import.meta.url), {
+        workerData: { requests, concurrency: CONCURRENCY },
+      });
+      const done = await new Promise<{ statuses: number[]; cpuMicros: number }>((resolve, reject) => {
+        worker.once("message", resolve);
+        worker.once("error", reject);
+      });
+      await worker.terminate();
+      const used = process.cpuUsage(cpu);
+      return {
+        refused: done.statuses.filter((s) => s !== 202).length,
+        serverMicros: used.user + used.system - done.cpuMicros,
+        loadMicros: done.cpuMicros,
       };
-    });
+    };
+    const perActivity = (micros: number) => `${(micros / 1000 / CREATES).toFixed(2)} ms`;
+    log(`inbox: ${CREATES} signed Create(Note) from ${names.length} followed actors, ${CONCURRENCY} at a time`);
+
+    // Throughput: requests and jobs at once, as a busy server has them.
+    const first = signed(1);
     const started = performance.now();
-    const statuses = await pool(bodies.map((b) => () => post(inbox, b.activity, remote, b.name)));
+    const cpuStarted = process.cpuUsage();
+    const sent = await send(first);
     const accepted = performance.now();
     await server.settle();
     const drained = performance.now();
-    const refused = statuses.filter((s) => s !== 202).length;
+    const cpuAll = process.cpuUsage(cpuStarted);
     const stored = await server.rt.db
       .selectFrom("statuses")
       .select((eb) => eb.fn.countAll().as("n"))
       .where("local", "=", false)
       .executeTakeFirstOrThrow();
     const home = await server.get("/api/v1/timelines/home", { token: alice.token, query: { limit: "40" } });
-    log(`inbox: ${CREATES} signed Create(Note) from ${names.length} followed actors, ${CONCURRENCY} at a time`);
     log(
-      `  accepted ${CREATES - refused} (${refused} refused) in ${((accepted - started) / 1000).toFixed(2)} s: ${Math.round((CREATES - refused) / ((accepted - started) / 1000))}/s`,
+      `  accepted ${CREATES - sent.refused} (${sent.refused} refused) in ${((accepted - started) / 1000).toFixed(2)} s: ${Math.round((CREATES - sent.refused) / ((accepted - started) / 1000))}/s accepted`,
     );
     log(
-      `  all jobs done ${((drained - started) / 1000).toFixed(2)} s after the first request: ${Math.round(CREATES / ((drained - started) / 1000))}/s; ${stored.n} statuses stored, home feed shows ${home.body.length} of its first 40`,
+      `  all jobs done ${((drained - started) / 1000).toFixed(2)} s after the first request: ${Math.round(CREATES / ((drained - started) / 1000))}/s drained; ${stored.n} statuses stored, home feed shows ${home.body.length} of its first 40`,
+    );
+    log(
+      `  server CPU per activity, accepted and drained: ${perActivity(cpuAll.user + cpuAll.system - sent.loadMicros)}`,
+    );
+
+    // CPU per activity: the requests with the worker stopped, then the jobs alone.
+    const second = signed(2);
+    await server.rt.queue.stop();
+    const acceptOnly = await send(second);
+    const cpuDrain = process.cpuUsage();
+    await server.rt.queue.start(dispatcher(server.rt));
+    await server.settle();
+    const drainUsed = process.cpuUsage(cpuDrain);
+    log(
+      `  server CPU per activity: ${perActivity(acceptOnly.serverMicros)} to accept it, ${perActivity(drainUsed.user + drainUsed.system)} to drain its jobs (${acceptOnly.refused} refused)`,
     );
   } finally {
     await server.close();
@@ -153,7 +186,7 @@ async function delivery(): Promise<void> {
         return post(`${server.url}/users/alice/inbox`, follow, remote, name);
       }),
     );
-    const refused = (await pool(follows)).filter((s) => s !== 202).length;
+    const refused = (await pool(follows, CONCURRENCY)).filter((s) => s !== 202).length;
     if (refused > 0) log(`  (${refused} follows were refused)`);
     await server.settle();
     const account = await server.get(`/api/v1/accounts/${alice.accountId}`, { token: alice.token });
@@ -182,5 +215,5 @@ async function delivery(): Promise<void> {
   }
 }
 
-await ingest();
-await delivery();
+if (PARTS.includes("ingest")) await ingest();
+if (PARTS.includes("delivery")) await delivery();

@@ -178,3 +178,47 @@ test("a server whose media are rejected has its statuses stored without attachme
     await unblockDomain(server.rt, domain);
   }
 });
+
+test("an Update keeps the history and notifies the local booster and a newly mentioned account", async () => {
+  const bob = await server.user("bob");
+  const activity = create("before the edit");
+  assert.equal(await send(sharedInbox(), activity), 202);
+  await server.settle();
+  const [status] = await statusesOf(activity.object.id);
+  assert.equal((await server.post(`/api/v1/statuses/${status.id}/reblog`, { token: alice.token })).status, 200);
+  const bobUri = (
+    await server.rt.db.selectFrom("accounts").select("uri").where("id", "=", bob.accountId).executeTakeFirstOrThrow()
+  ).uri;
+  const edited = {
+    ...activity.object,
+    content: "<p>after the edit, @bob</p>",
+    contentMap: { en: "<p>after the edit, @bob</p>" },
+    tag: [{ type: "Mention", href: bobUri, name: "@bob" }],
+    updated: new Date(Date.now() + 1000).toISOString(),
+  };
+  const update = { ...activity, id: `${activity.object.id}#updates/1`, type: "Update", object: edited };
+  assert.equal(await send(sharedInbox(), update), 202);
+  await server.settle();
+
+  const history = await server.get(`/api/v1/statuses/${status.id}/history`, { token: alice.token });
+  assert.equal(history.status, 200);
+  assert.deepEqual(
+    history.body.map((v: { content: string }) => v.content),
+    ["<p>before the edit</p>", "<p>after the edit, @bob</p>"],
+  );
+  const aliceHeard = await server.get("/api/v1/notifications", { token: alice.token, query: { types: ["update"] } });
+  assert.deepEqual(
+    aliceHeard.body.map((n: { type: string; status: { id: string } }) => [n.type, n.status.id]),
+    [["update", status.id]],
+  );
+  const bobHeard = await server.get("/api/v1/notifications", { token: bob.token, query: { types: ["mention"] } });
+  assert.deepEqual(
+    bobHeard.body.map((n: { type: string; status: { id: string } }) => [n.type, n.status.id]),
+    [["mention", status.id]],
+  );
+  // Delivered again, it changes nothing.
+  assert.equal(await send(sharedInbox(), update), 202);
+  await server.settle();
+  const again = await server.get(`/api/v1/statuses/${status.id}/history`, { token: alice.token });
+  assert.equal(again.body.length, 2);
+});

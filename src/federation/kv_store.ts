@@ -16,19 +16,36 @@ function expiry(options?: KvStoreSetOptions): Date | null {
   return options?.ttl ? new Date(Date.now() + options.ttl.total("millisecond")) : null;
 }
 
+/**
+ * Remote actors' public keys, which every inbox request looks up, are also kept in this process (the
+ * most recently used ones), so that a known actor's key costs no query. A key kept here that no
+ * longer verifies a signature (rotated, or replaced by another process) makes Fedify fetch it again
+ * and set it anew, here too.
+ */
+const KEY_PREFIX = `${encode(["_fedify", "publicKey"])}${SEP}`;
+const MAX_KEPT_KEYS = 10_000;
+
 export function databaseKvStore(db: Db): KvStore {
+  const keys = new Map<string, { json: string; expiresAt: Date | null }>();
+  const keep = (key: string, json: string, expiresAt: Date | null) => {
+    if (!key.startsWith(KEY_PREFIX)) return;
+    keys.delete(key);
+    if (keys.size >= MAX_KEPT_KEYS) keys.delete(keys.keys().next().value as string);
+    keys.set(key, { json, expiresAt });
+  };
   return {
     async get<T>(key: KvKey): Promise<T | undefined> {
-      const row = await db
-        .selectFrom("kv")
-        .select(["value", "expires_at"])
-        .where("key", "=", encode(key))
-        .executeTakeFirst();
+      const text = encode(key);
+      const kept = keys.get(text);
+      if (kept && (!kept.expiresAt || kept.expiresAt > new Date())) return JSON.parse(kept.json) as T;
+      const row = await db.selectFrom("kv").select(["value", "expires_at"]).where("key", "=", text).executeTakeFirst();
       if (!row || (row.expires_at && row.expires_at <= new Date())) return undefined;
+      keep(text, JSON.stringify(row.value), row.expires_at);
       return row.value as T;
     },
     async set(key, value, options) {
       const row = { value: JSON.stringify(value), expires_at: expiry(options) };
+      keep(encode(key), row.value, row.expires_at);
       await db
         .insertInto("kv")
         .values({ key: encode(key), ...row })
@@ -36,6 +53,7 @@ export function databaseKvStore(db: Db): KvStore {
         .execute();
     },
     async delete(key) {
+      keys.delete(encode(key));
       await db.deleteFrom("kv").where("key", "=", encode(key)).execute();
     },
     async *list(prefix?: KvKey): AsyncIterable<KvStoreListEntry> {

@@ -134,6 +134,11 @@ export function signedLoader(ctx: Context<Runtime>) {
   return ctx.getDocumentLoader({ identifier: INSTANCE_ACTOR });
 }
 
+/** Whether a stored account needs no reading again: a local one, or a remote one read lately. */
+export function isFresh(row: { domain: string | null; fetched_at: Date | null }): boolean {
+  return row.domain === null || (row.fetched_at !== null && Date.now() - row.fetched_at.getTime() < STALE_MS);
+}
+
 /** The account of an actor URL: stored already (and fresh), or read now. */
 export async function accountByUri(rt: Runtime, ctx: Context<Runtime>, uri: string): Promise<string | null> {
   const row = await rt.db
@@ -141,9 +146,7 @@ export async function accountByUri(rt: Runtime, ctx: Context<Runtime>, uri: stri
     .select(["id", "domain", "fetched_at"])
     .where("uri", "=", uri)
     .executeTakeFirst();
-  if (row && (row.domain === null || (row.fetched_at && Date.now() - row.fetched_at.getTime() < STALE_MS))) {
-    return row.id;
-  }
+  if (row && isFresh(row)) return row.id;
   if (await refused(rt, uri)) return row?.id ?? null;
   const actor = await ctx.lookupObject(uri, { documentLoader: await signedLoader(ctx) }).catch(() => null);
   if (!actor || !isActor(actor)) return row?.id ?? null;

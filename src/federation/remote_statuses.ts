@@ -13,20 +13,19 @@ import {
   PUBLIC_COLLECTION,
   Question,
 } from "@fedify/fedify/vocab";
-import { sql } from "kysely";
 import type { Db } from "../db/index.ts";
 import type { MediaMeta, MediaType, Visibility } from "../db/schema.ts";
 import { newId } from "../domain/ids.ts";
 import { isValidHashtag, sanitizeRemoteHtml } from "../domain/text/index.ts";
 import { shape } from "../media/process.ts";
 import type { Runtime } from "../runtime.ts";
-import { addMentions, addTags, replaceMentions, replaceTags } from "../services/statuses/compose.ts";
-import { statusPosted } from "../services/statuses/side_effects.ts";
+import type { PollRecord } from "../services/statuses/polls.ts";
+import { applyEdit, insertStatus, type ParsedStatus, type RemoteMedia } from "../services/statuses/write.ts";
 import { publishEvent } from "../streaming/events.ts";
 import { keepEmojisOf } from "./emojis.ts";
 import { mediaTermsOf } from "./media_terms.ts";
 import { peerPolicy, refused } from "./peers.ts";
-import { accountByUri, signedLoader } from "./remote_accounts.ts";
+import { accountByUri, isFresh, signedLoader } from "./remote_accounts.ts";
 
 /** How many parents up a reply's thread are fetched. */
 export const MAX_PARENT_DEPTH = 3;
@@ -91,16 +90,9 @@ function mediaTypeOf(contentType: string | null): MediaType {
  * `json` is the object as its server wrote it, for the terms Fedify does not read (blurhash,
  * focalPoint); an object fetched on its own still has its JSON.
  */
-async function attachmentsOf(object: StatusObject, json: unknown) {
+async function attachmentsOf(object: StatusObject, json: unknown): Promise<RemoteMedia[]> {
   const terms = mediaTermsOf(typeof json === "object" && json ? json : await object.toJsonLd());
-  const found: {
-    url: string;
-    contentType: string | null;
-    description: string | null;
-    type: MediaType;
-    meta: MediaMeta;
-    blurhash: string | null;
-  }[] = [];
+  const found: RemoteMedia[] = [];
   for await (const item of object.getAttachments()) {
     if (found.length >= MAX_ATTACHMENTS) break;
     if (!(item instanceof Document)) continue;
@@ -124,7 +116,7 @@ async function knownAccounts(rt: Runtime, uris: string[]): Promise<string[]> {
   return [...new Set(rows.map((r) => r.id))];
 }
 
-async function pollOf(object: StatusObject) {
+async function pollOf(object: StatusObject): Promise<PollRecord | null> {
   if (!(object instanceof Question)) return null;
   const multiple = object.inclusiveOptionIds.length > 0 || (await first(object.getInclusiveOptions())) !== null;
   const options: { name: string; votes: number }[] = [];
@@ -138,7 +130,14 @@ async function pollOf(object: StatusObject) {
   if (options.length < 1) return null;
   const end = object.endTime ?? object.closed;
   const expires = end && typeof end !== "boolean" ? new Date(end.epochMilliseconds) : new Date(Date.now() + 86400_000);
-  return { options, multiple, expires, voters: object.voters ?? 0 };
+  return {
+    options: options.map((o) => o.name),
+    multiple,
+    hideTotals: false,
+    expiresAt: expires,
+    tallies: options.map((o) => o.votes),
+    votersCount: object.voters ?? 0,
+  };
 }
 
 async function first<T>(items: AsyncIterable<T>): Promise<T | null> {
@@ -173,6 +172,37 @@ export async function statusFromUri(
   return storeStatus(rt, ctx, object, depth);
 }
 
+/** The parent of a reply, as a status row (fetched and stored when new), or null. */
+async function parentOf(rt: Runtime, ctx: Context<Runtime>, uri: string, depth: number) {
+  const id = await statusFromUri(rt, ctx, uri, depth);
+  if (!id) return null;
+  const row = await statusByUri(rt.db, uri);
+  // Stored by another URI (a local status named by its URL): read it by id.
+  return row?.id === id
+    ? row
+    : ((await rt.db
+        .selectFrom("statuses")
+        .select(["id", "account_id", "conversation_id"])
+        .where("id", "=", id)
+        .executeTakeFirst()) ?? null);
+}
+
+/** The stored author of an object, read again from its server when new or stale; null when it cannot post. */
+async function authorOf(rt: Runtime, ctx: Context<Runtime>, uri: string) {
+  const row = () =>
+    rt.db
+      .selectFrom("accounts")
+      .select(["id", "domain", "followers_url", "suspended_at", "fetched_at"])
+      .where("uri", "=", uri)
+      .executeTakeFirst();
+  let author = await row();
+  if (!author || !isFresh(author)) {
+    if (!(await accountByUri(rt, ctx, uri))) return null;
+    author = await row();
+  }
+  return author && author.domain !== null && !author.suspended_at ? author : null;
+}
+
 /** Stores a remote Note or Question; returns its status id (the stored one when it came before). */
 export async function storeStatus(
   rt: Runtime,
@@ -188,134 +218,51 @@ export async function storeStatus(
   if (stored) return stored.deleted_at ? null : stored.id;
   // An object speaks for an author of its own server only.
   if (object.id.host !== object.attributionId.host) return null;
-  const authorId = await accountByUri(rt, ctx, object.attributionId.href);
-  if (!authorId) return null;
-  const author = await rt.db
-    .selectFrom("accounts")
-    .select(["domain", "followers_url", "suspended_at"])
-    .where("id", "=", authorId)
-    .executeTakeFirstOrThrow();
-  if (author.domain === null || author.suspended_at) return null;
+  const author = await authorOf(rt, ctx, object.attributionId.href);
+  if (!author) return null;
 
-  const parentId =
+  const parent =
     object.replyTargetId && depth < MAX_PARENT_DEPTH
-      ? await statusFromUri(rt, ctx, object.replyTargetId.href, depth + 1)
+      ? await parentOf(rt, ctx, object.replyTargetId.href, depth + 1)
       : null;
-  const parent = parentId
-    ? await rt.db
-        .selectFrom("statuses")
-        .select(["id", "account_id", "conversation_id"])
-        .where("id", "=", parentId)
-        .executeTakeFirst()
-    : undefined;
   const text = await textParts(object);
-  const mentioned = await knownAccounts(rt, text.mentionUris);
-  const poll = await pollOf(object);
-  await keepEmojisOf(rt, author.domain, object);
+  if (author.domain !== null) await keepEmojisOf(rt, author.domain, object);
   // A server whose media are rejected has its statuses stored without them.
   const media = (await peerPolicy(rt, object.id.host)).rejectMedia
     ? []
     : await attachmentsOf(object, json).catch(() => []);
-  const visibility = visibilityOf(object, author.followers_url);
   const id = newId();
   const created = object.published ? new Date(object.published.epochMilliseconds) : new Date();
   const now = new Date();
-  const url = object.url instanceof URL ? object.url.href : (object.url?.href?.href ?? null);
-
-  return rt.db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto("statuses")
-      .values({
-        id,
-        uri,
-        url,
-        account_id: authorId,
-        local: false,
-        visibility,
-        text: "",
-        content: text.content,
-        spoiler_text: text.spoiler,
-        sensitive: text.sensitive || text.spoiler !== "",
-        language: text.language,
-        in_reply_to_id: parent?.id ?? null,
-        in_reply_to_account_id: parent?.account_id ?? null,
-        reblog_of_id: null,
-        conversation_id: parent ? (parent.conversation_id ?? parent.id) : id,
-        application_id: null,
-        created_at: created > now ? now : created,
-        updated_at: now,
-        edited_at: object.updated ? new Date(object.updated.epochMilliseconds) : null,
-        deleted_at: null,
-      })
-      .onConflict((oc) => oc.column("uri").doNothing())
-      .returning("id")
-      .executeTakeFirst();
+  const status: ParsedStatus = {
+    id,
+    uri,
+    url: object.url instanceof URL ? object.url.href : (object.url?.href?.href ?? null),
+    accountId: author.id,
+    local: false,
+    visibility: visibilityOf(object, author.followers_url),
+    text: "",
+    content: text.content,
+    spoilerText: text.spoiler,
+    sensitive: text.sensitive || text.spoiler !== "",
+    language: text.language,
+    parent,
+    applicationId: null,
+    createdAt: created > now ? now : created,
+    editedAt: object.updated ? new Date(object.updated.epochMilliseconds) : null,
+    mentioned: await knownAccounts(rt, text.mentionUris),
+    tags: text.tags,
+    poll: await pollOf(object),
+    media: [],
+    remoteMedia: media,
+  };
+  const written = await rt.db.transaction().execute(async (trx) => {
+    const inserted = await insertStatus(rt, trx, status);
     // Stored by another job at the same moment: that one is the status.
-    if (!inserted) return (await statusByUri(trx, uri))?.id ?? null;
-    await trx.insertInto("status_stats").values({ status_id: id }).execute();
-    await addMentions(trx, id, mentioned);
-    await addTags(trx, id, text.tags, now);
-    for (const [position, m] of media.entries()) {
-      await trx
-        .insertInto("media_attachments")
-        .values({
-          id: newId(),
-          account_id: authorId,
-          status_id: id,
-          position,
-          scheduled_status_id: null,
-          type: m.type,
-          processing: "done",
-          upload_key: null,
-          file_key: null,
-          preview_key: null,
-          content_type: m.contentType,
-          file_size: 0,
-          meta: JSON.stringify(m.meta),
-          description: m.description,
-          blurhash: m.blurhash,
-          remote_url: m.url,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-    }
-    if (poll) {
-      const pollId = newId();
-      await trx
-        .insertInto("polls")
-        .values({
-          id: pollId,
-          status_id: id,
-          account_id: authorId,
-          options: JSON.stringify(poll.options.map((o) => o.name)),
-          tallies: JSON.stringify(poll.options.map((o) => o.votes)),
-          votes_count: poll.options.reduce((n, o) => n + o.votes, 0),
-          voters_count: poll.voters,
-          multiple: poll.multiple,
-          hide_totals: false,
-          expires_at: poll.expires,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-      await trx.updateTable("statuses").set({ poll_id: pollId }).where("id", "=", id).execute();
-    }
-    await trx
-      .updateTable("account_stats")
-      .set({ statuses_count: sql`statuses_count + 1`, last_status_at: now })
-      .where("account_id", "=", authorId)
-      .execute();
-    if (parent) {
-      await trx
-        .updateTable("status_stats")
-        .set({ replies_count: sql`replies_count + 1` })
-        .where("status_id", "=", parent.id)
-        .execute();
-    }
-    await statusPosted(rt, trx, { id, mentioned, visibility });
-    return id;
+    return inserted ? { id, ...inserted } : { id: (await statusByUri(trx, uri))?.id ?? null, afterCommit: null };
   });
+  await written.afterCommit?.();
+  return written.id;
 }
 
 /** An edit of a stored remote status: its text, mentions, hashtags and poll counts now. */
@@ -328,75 +275,53 @@ export async function updateStatus(rt: Runtime, object: StatusObject, authorId: 
   const text = await textParts(object);
   const mentioned = await knownAccounts(rt, text.mentionUris);
   const poll = await pollOf(object);
-  const now = new Date();
-  const edited = object.updated ? new Date(object.updated.epochMilliseconds) : now;
-  await rt.db.transaction().execute(async (trx) => {
+  const edited = object.updated ? new Date(object.updated.epochMilliseconds) : new Date();
+  const changed = await rt.db.transaction().execute(async (trx) => {
     const before = await trx
       .selectFrom("statuses")
-      .select(["content", "spoiler_text", "sensitive", "language", "created_at", "edited_at"])
+      .select([
+        "id",
+        "account_id",
+        "text",
+        "content",
+        "spoiler_text",
+        "sensitive",
+        "language",
+        "created_at",
+        "edited_at",
+      ])
       .where("id", "=", stored.id)
       .executeTakeFirstOrThrow();
     // A redelivered or older Update changes nothing.
-    if (before.edited_at && before.edited_at >= edited) return;
-    if (before.content === text.content && before.spoiler_text === text.spoiler && !poll) return;
-    if (!before.edited_at) {
-      await trx
-        .insertInto("status_edits")
-        .values({
-          id: newId(),
-          status_id: stored.id,
-          account_id: authorId,
-          text: "",
-          content: before.content,
-          spoiler_text: before.spoiler_text,
-          sensitive: before.sensitive,
-          language: before.language,
-          media: null,
-          created_at: before.created_at,
-        })
-        .execute();
-    }
-    await trx
-      .updateTable("statuses")
-      .set({
-        content: text.content,
-        spoiler_text: text.spoiler,
-        sensitive: text.sensitive || text.spoiler !== "",
-        language: text.language,
-        edited_at: edited,
-        updated_at: now,
-      })
-      .where("id", "=", stored.id)
-      .execute();
-    await trx
-      .insertInto("status_edits")
-      .values({
-        id: newId(),
-        status_id: stored.id,
-        account_id: authorId,
-        text: "",
-        content: text.content,
-        spoiler_text: text.spoiler,
-        sensitive: text.sensitive || text.spoiler !== "",
-        language: text.language,
-        media: null,
-        created_at: edited,
-      })
-      .execute();
-    await replaceMentions(trx, stored.id, mentioned);
-    await replaceTags(trx, stored.id, text.tags, now);
+    if (before.edited_at && before.edited_at >= edited) return false;
+    if (before.content === text.content && before.spoiler_text === text.spoiler && !poll) return false;
     if (poll && stored.poll_id) {
       await trx
         .updateTable("polls")
         .set({
-          tallies: JSON.stringify(poll.options.map((o) => o.votes)),
-          votes_count: poll.options.reduce((n, o) => n + o.votes, 0),
-          voters_count: poll.voters,
-          updated_at: now,
+          tallies: JSON.stringify(poll.tallies),
+          votes_count: poll.tallies.reduce((n, t) => n + t, 0),
+          voters_count: poll.votersCount,
+          updated_at: new Date(),
         })
         .where("id", "=", stored.poll_id)
         .execute();
     }
+    await applyEdit(rt, trx, before, {
+      text: "",
+      content: text.content,
+      spoilerText: text.spoiler,
+      sensitive: text.sensitive || text.spoiler !== "",
+      language: text.language,
+      editedAt: edited,
+      mentioned,
+      tags: text.tags,
+      mediaBefore: null,
+      mediaAfter: null,
+    });
+    return true;
   });
+  if (!changed) return;
   await publishEvent(rt, "statuses.changed", { ids: [stored.id] });
+  await publishEvent(rt, "statuses.edited", { id: stored.id });
 }

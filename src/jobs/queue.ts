@@ -335,7 +335,10 @@ export class Queue {
     } finally {
       this.#pumping = false;
     }
-    if (!this.#stopped) await this.#sleepUntilNextDue(wakes);
+    // Every slot busy: the job that ends first wakes the pump, and nothing can start before then,
+    // so there is no next due time to look up (under load, that query came once per job).
+    const full = this.#running.size >= this.#concurrency;
+    if (!this.#stopped && !full) await this.#sleepUntilNextDue(wakes);
     this.#notifyIdle();
   }
 

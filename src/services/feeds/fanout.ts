@@ -25,6 +25,7 @@ async function loadStatus(db: Db, id: string) {
     .leftJoin("statuses as orig", "orig.id", "s.reblog_of_id")
     .select([
       "s.id",
+      "s.local as author_local",
       "s.account_id",
       "s.visibility",
       "s.deleted_at",
@@ -64,14 +65,40 @@ async function inserted(rt: Runtime, statusId: string, feeds: string[]): Promise
 type Added = { feed_id: string };
 
 export async function fanOut(rt: Runtime, { statusId, after }: { statusId: string; after?: string }): Promise<void> {
-  const db = rt.db;
+  // One transaction for the step's writes (one commit, not one per statement); the streams hear after it.
+  const published = await rt.db.transaction().execute((trx) => fanOutStep(rt, trx, statusId, after));
+  await tell(rt, statusId, published);
+}
+
+/**
+ * The first step of a fan-out in the caller's transaction, for a status stored by a job already (one
+ * of another server's): no job of its own, and the feeds are written with the status or not at all.
+ * Returns what tells the streams, to call after the commit.
+ */
+export async function fanOutNow(rt: Runtime, db: Db, statusId: string): Promise<() => Promise<void>> {
+  const published = await fanOutStep(rt, db, statusId, undefined);
+  return () => tell(rt, statusId, published);
+}
+
+async function tell(rt: Runtime, statusId: string, published: Published): Promise<void> {
+  for (const event of published) {
+    if (event === "published") await publishEvent(rt, "statuses.published", { id: statusId });
+    else await inserted(rt, statusId, event);
+  }
+}
+
+/** What a step tells the streams, in order: feeds that took the status, and that it was published. */
+type Published = (string[] | "published")[];
+
+async function fanOutStep(rt: Runtime, db: Db, statusId: string, after: string | undefined): Promise<Published> {
   const status = await loadStatus(db, statusId);
-  if (!status || status.deleted_at) return;
+  if (!status || status.deleted_at) return [];
 
   // The feeds that took the status in this step, told in one event with the first chunk of followers.
   let first: string[] = [];
   if (after === undefined) {
-    const own = await addEntry(db, status.account_id, status);
+    // Only local accounts have a home feed.
+    const own = status.author_local ? await addEntry(db, status.account_id, status) : [];
     if (status.visibility === "direct") {
       // A direct message goes to the feeds of the local people it mentions.
       const mentioned = await db
@@ -81,12 +108,11 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
         .where("m.status_id", "=", statusId)
         .execute();
       for (const m of mentioned) own.push(...(await addEntry(db, m.account_id, status)));
-      await inserted(rt, statusId, own);
-      return;
+      return [own];
     }
-    first = [...own, ...(await fanOutToLists(rt, statusId))];
+    first = [...own, ...(await fanOutToLists(db, statusId))];
   } else if (status.visibility === "direct") {
-    return;
+    return [];
   }
 
   // Local followers, a chunk at a time, in follow id order.
@@ -112,17 +138,18 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
       and ${notAlreadyBoosted(sql.ref("f.account_id"))}
     on conflict do nothing
     returning feed_id`.execute(db);
-  await inserted(rt, statusId, [...first, ...added.rows.map((r) => r.feed_id)]);
+  const published: Published = [[...first, ...added.rows.map((r) => r.feed_id)]];
   if (after === undefined) {
     // After the followers' feeds, whose streams wait for the post most.
-    await publishEvent(rt, "statuses.published", { id: statusId });
+    published.push("published");
     if (status.visibility === "public" && !status.reblog_of_id)
-      await inserted(rt, statusId, await fanOutToTagFollowers(rt, statusId));
+      published.push(await fanOutToTagFollowers(db, statusId));
   }
-  if (edge) await rt.queue.enqueue("feeds.fanout", { statusId, after: edge.id }, { unique: true });
+  if (edge) await rt.queue.enqueue("feeds.fanout", { statusId, after: edge.id }, { unique: true }, db);
+  return published;
 }
 
-async function fanOutToLists(rt: Runtime, statusId: string): Promise<string[]> {
+async function fanOutToLists(db: Db, statusId: string): Promise<string[]> {
   const added = await sql<Added>`
     insert into feed_entries ${ENTRY_COLUMNS}
     select l.id, s.id, s.account_id, s.reblog_of_id, orig.account_id
@@ -134,11 +161,11 @@ async function fanOutToLists(rt: Runtime, statusId: string): Promise<string[]> {
       and ${listRule(sql.ref("l.account_id"), sql.ref("l.id"))}
       and ${notAlreadyBoosted(sql.ref("l.id"))}
     on conflict do nothing
-    returning feed_id`.execute(rt.db);
+    returning feed_id`.execute(db);
   return added.rows.map((r) => r.feed_id);
 }
 
-async function fanOutToTagFollowers(rt: Runtime, statusId: string): Promise<string[]> {
+async function fanOutToTagFollowers(db: Db, statusId: string): Promise<string[]> {
   const added = await sql<Added>`
     insert into feed_entries ${ENTRY_COLUMNS}
     select distinct tf.account_id, s.id, s.account_id, s.reblog_of_id, orig.account_id
@@ -149,6 +176,6 @@ async function fanOutToTagFollowers(rt: Runtime, statusId: string): Promise<stri
     where s.id = ${statusId} and tf.account_id <> s.account_id
       and ${tagFollowerRule(sql.ref("tf.account_id"))}
     on conflict do nothing
-    returning feed_id`.execute(rt.db);
+    returning feed_id`.execute(db);
   return added.rows.map((r) => r.feed_id);
 }

@@ -40,9 +40,12 @@ export async function unindexStatus(db: Db, dialect: Dialect, id: string): Promi
   else await sql`delete from status_search where status_id = ${id}`.execute(db);
 }
 
-/** Writes (or rewrites) the index entry of status `id` from its row; call inside the writing transaction. */
-export async function indexStatus(db: Db, dialect: Dialect, id: string): Promise<void> {
-  await unindexStatus(db, dialect, id);
+/**
+ * Writes (or rewrites) the index entry of status `id` from its row; call inside the writing
+ * transaction. A new status has no entry to take out first.
+ */
+export async function indexStatus(db: Db, dialect: Dialect, id: string, { isNew = false } = {}): Promise<void> {
+  if (!isNew) await unindexStatus(db, dialect, id);
   await write(db, dialect, await documents(db, [id]));
 }
 

@@ -1,8 +1,6 @@
 // Editing a status (PUT /api/v1/statuses/:id), its history and its source.
-import type { Db } from "../../db/index.ts";
 import type { EditedMedia } from "../../db/schema.ts";
 import { notFound } from "../../domain/errors.ts";
-import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { userSettings } from "../accounts/preferences.ts";
@@ -10,9 +8,9 @@ import { federate } from "../federation/outbox.ts";
 import { checkMedia, mediaSnapshot, setStatusMedia } from "../media/attach.ts";
 import { checkDescription, parseFocus } from "../media/upload.ts";
 import { type StatusRow, visibleStatus } from "../visibility/load.ts";
-import { checkDraft, type Draft, renderDraft, replaceMentions, replaceTags } from "./compose.ts";
-import { checkPoll, createPoll, type NewPoll } from "./polls.ts";
-import { statusEdited } from "./side_effects.ts";
+import { checkDraft, type Draft, renderDraft } from "./compose.ts";
+import { checkPoll, createPoll, type NewPoll, newPollRecord } from "./polls.ts";
+import { applyEdit } from "./write.ts";
 
 export interface StatusChanges extends Draft {
   sensitive?: boolean;
@@ -42,13 +40,6 @@ function versionOf(row: StatusRow, id: string, at: Date) {
     language: row.language,
     created_at: at,
   };
-}
-
-async function recordVersion(db: Db, row: StatusRow, at: Date, media: EditedMedia[]): Promise<void> {
-  await db
-    .insertInto("status_edits")
-    .values({ ...versionOf(row, newId(), at), media: JSON.stringify(media) })
-    .execute();
 }
 
 /** What an edit makes of the status's media: the list named, with the descriptions and focus asked for. */
@@ -98,35 +89,7 @@ export async function editStatus(
   if (unchanged && !poll) return;
   const now = new Date();
   await rt.db.transaction().execute(async (trx) => {
-    const earlier = await trx
-      .selectFrom("status_edits")
-      .select("id")
-      .where("status_id", "=", id)
-      .limit(1)
-      .executeTakeFirst();
-    // The first edit also keeps the original, so the history starts where the status did.
-    if (!earlier) await recordVersion(trx, row, row.created_at, mediaBefore);
-    await trx
-      .updateTable("statuses")
-      .set({
-        text: c.text,
-        content: rendered.content,
-        spoiler_text: c.spoilerText,
-        sensitive,
-        language: rendered.language,
-        edited_at: now,
-        updated_at: now,
-      })
-      .where("id", "=", id)
-      .execute();
-    const updated = {
-      ...row,
-      text: c.text,
-      content: rendered.content,
-      spoiler_text: c.spoilerText,
-      sensitive,
-      language: rendered.language,
-    };
+    // Media and poll first: the search index that applyEdit writes reads the poll's options.
     await setStatusMedia(trx, id, media, now);
     for (const m of mediaAfter) {
       const current = media.find((r) => r.id === m.id)!;
@@ -138,18 +101,22 @@ export async function editStatus(
         .where("id", "=", m.id)
         .execute();
     }
-    await recordVersion(trx, updated, now, mediaAfter);
-    const newlyMentioned = await replaceMentions(
-      trx,
-      id,
-      rendered.mentions.map((m) => m.id),
-    );
-    await replaceTags(trx, id, rendered.tags, now);
     if (poll) {
       if (row.poll_id) await trx.deleteFrom("polls").where("id", "=", row.poll_id).execute();
-      await createPoll(rt, trx, id, user.accountId, poll);
+      await createPoll(rt, trx, id, user.accountId, newPollRecord(poll, now), true);
     }
-    await statusEdited(rt, trx, { id, accountId: user.accountId, newlyMentioned });
+    const newlyMentioned = await applyEdit(rt, trx, row, {
+      text: c.text,
+      content: rendered.content,
+      spoilerText: c.spoilerText,
+      sensitive,
+      language: rendered.language,
+      editedAt: now,
+      mentioned: rendered.mentions.map((m) => m.id),
+      tags: rendered.tags,
+      mediaBefore,
+      mediaAfter,
+    });
     await federate(rt, trx, user.accountId, { type: "Update", statusId: id }, newlyMentioned);
   });
   await publishEvent(rt, "statuses.changed", { ids: [id] });

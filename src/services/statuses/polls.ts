@@ -46,17 +46,42 @@ export function checkPoll(rt: Runtime, p: NewPoll): NewPoll {
   return { ...p, options };
 }
 
-/** Creates the poll of a status inside the status's transaction, and schedules its end. */
+/** A poll as it is stored: a new local one (no votes yet), or another server's with its counts. */
+export interface PollRecord {
+  options: string[];
+  multiple: boolean;
+  hideTotals: boolean;
+  expiresAt: Date;
+  tallies: number[];
+  votersCount: number;
+}
+
+/** The record of a new local poll, ending `expiresIn` seconds from `now`. */
+export function newPollRecord(p: NewPoll, now: Date): PollRecord {
+  return {
+    options: p.options,
+    multiple: p.multiple,
+    hideTotals: p.hideTotals,
+    expiresAt: new Date(now.getTime() + p.expiresIn * 1000),
+    tallies: p.options.map(() => 0),
+    votersCount: 0,
+  };
+}
+
+/**
+ * Creates the poll of a status inside the status's transaction; a local one also has its end
+ * scheduled (its author and voters hear of it then).
+ */
 export async function createPoll(
   rt: Runtime,
   db: Db,
   statusId: string,
   accountId: string,
-  p: NewPoll,
+  p: PollRecord,
+  local: boolean,
 ): Promise<string> {
   const id = newId();
   const now = new Date();
-  const expiresAt = new Date(now.getTime() + p.expiresIn * 1000);
   await db
     .insertInto("polls")
     .values({
@@ -64,16 +89,18 @@ export async function createPoll(
       status_id: statusId,
       account_id: accountId,
       options: JSON.stringify(p.options),
-      tallies: JSON.stringify(p.options.map(() => 0)),
+      tallies: JSON.stringify(p.tallies),
+      votes_count: p.tallies.reduce((n, t) => n + t, 0),
+      voters_count: p.votersCount,
       multiple: p.multiple,
       hide_totals: p.hideTotals,
-      expires_at: expiresAt,
+      expires_at: p.expiresAt,
       created_at: now,
       updated_at: now,
     })
     .execute();
   await db.updateTable("statuses").set({ poll_id: id }).where("id", "=", statusId).execute();
-  await rt.queue.enqueue("polls.expire", { pollId: id }, { runAt: expiresAt }, db);
+  if (local) await rt.queue.enqueue("polls.expire", { pollId: id }, { runAt: p.expiresAt }, db);
   return id;
 }
 

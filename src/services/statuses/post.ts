@@ -1,5 +1,4 @@
 // Posting a status (POST /api/v1/statuses).
-import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
 import { unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
@@ -7,11 +6,11 @@ import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { userSettings } from "../accounts/preferences.ts";
 import { federate } from "../federation/outbox.ts";
-import { checkMedia, setStatusMedia } from "../media/attach.ts";
+import { checkMedia } from "../media/attach.ts";
 import { visibleStatus } from "../visibility/load.ts";
-import { addMentions, addTags, checkDraft, chosenVisibility, type Draft, renderDraft } from "./compose.ts";
-import { checkPoll, createPoll, type NewPoll } from "./polls.ts";
-import { statusPosted } from "./side_effects.ts";
+import { checkDraft, chosenVisibility, type Draft, renderDraft } from "./compose.ts";
+import { checkPoll, type NewPoll, newPollRecord } from "./polls.ts";
+import { insertStatus } from "./write.ts";
 
 export interface NewStatus extends Draft {
   visibility?: string;
@@ -85,7 +84,6 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
     (input.sensitive ?? settings.default_sensitive ?? false);
 
   const id = newId();
-  const conversationId = parent ? (parent.conversation_id ?? parent.id) : id;
   const now = new Date();
   const u = urls(rt.config);
   return rt.db.transaction().execute(async (trx) => {
@@ -93,53 +91,28 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
       const claimedBefore = await claimKey(trx, idemKey, id, now);
       if (claimedBefore) return claimedBefore;
     }
-    await trx
-      .insertInto("statuses")
-      .values({
-        id,
-        uri: u.statusUri(account.username, id),
-        url: u.statusUrl(account.username, id),
-        account_id: author.accountId,
-        local: true,
-        visibility,
-        text: input.text,
-        content: rendered.content,
-        spoiler_text: input.spoilerText,
-        sensitive,
-        language: rendered.language,
-        in_reply_to_id: parent?.id ?? null,
-        in_reply_to_account_id: parent?.account_id ?? null,
-        reblog_of_id: null,
-        conversation_id: conversationId,
-        application_id: author.applicationId,
-        created_at: now,
-        updated_at: now,
-        edited_at: null,
-        deleted_at: null,
-      })
-      .execute();
-    await trx.insertInto("status_stats").values({ status_id: id }).execute();
-    await addMentions(
-      trx,
+    await insertStatus(rt, trx, {
       id,
-      rendered.mentions.map((m) => m.id),
-    );
-    await addTags(trx, id, rendered.tags, now);
-    if (poll) await createPoll(rt, trx, id, author.accountId, poll);
-    await setStatusMedia(trx, id, media, now);
-    await trx
-      .updateTable("account_stats")
-      .set({ statuses_count: sql`statuses_count + 1`, last_status_at: now })
-      .where("account_id", "=", author.accountId)
-      .execute();
-    if (parent) {
-      await trx
-        .updateTable("status_stats")
-        .set({ replies_count: sql`replies_count + 1` })
-        .where("status_id", "=", parent.id)
-        .execute();
-    }
-    await statusPosted(rt, trx, { id, mentioned: rendered.mentions.map((m) => m.id), visibility });
+      uri: u.statusUri(account.username, id),
+      url: u.statusUrl(account.username, id),
+      accountId: author.accountId,
+      local: true,
+      visibility,
+      text: input.text,
+      content: rendered.content,
+      spoilerText: input.spoilerText,
+      sensitive,
+      language: rendered.language,
+      parent: parent ? { id: parent.id, account_id: parent.account_id, conversation_id: parent.conversation_id } : null,
+      applicationId: author.applicationId,
+      createdAt: now,
+      editedAt: null,
+      mentioned: rendered.mentions.map((m) => m.id),
+      tags: rendered.tags,
+      poll: poll ? newPollRecord(poll, now) : null,
+      media,
+      remoteMedia: [],
+    });
     await federate(rt, trx, author.accountId, { type: "Create", statusId: id }, [
       ...rendered.mentions.map((m) => m.id),
       ...(parent ? [parent.account_id] : []),

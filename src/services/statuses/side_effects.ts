@@ -1,11 +1,13 @@
 // What follows from posting, editing, deleting, favouriting and boosting: notification records of
 // one recipient and the search index written in the same transaction as the change, and jobs for
 // the rest (mentions, conversations, subscribers, boosters, feeds).
-import type { Db } from "../../db/index.ts";
+import { sql } from "kysely";
+import type { Db, Dialect } from "../../db/index.ts";
 import type { Visibility } from "../../db/schema.ts";
 import type { JobPayloads } from "../../jobs/queue.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
+import { fanOutNow } from "../feeds/fanout.ts";
 import { type NotificationType, notify } from "../notifications/create.ts";
 import { indexStatus, unindexStatus } from "../search/status_index.ts";
 import { addToConversation, deliverToRecipients, removeFromConversations } from "./conversations.ts";
@@ -45,12 +47,30 @@ async function notifyAbout(
   await notify(rt, db, input);
 }
 
+/** Whether any follower of the account asked to hear of its every post (an index of those alone answers). */
+async function hasSubscribers(db: Db, dialect: Dialect, accountId: string): Promise<boolean> {
+  // Written as the index's condition is (a literal, not a parameter), so that SQLite uses it.
+  const yes = dialect === "sqlite" ? sql`1` : sql`true`;
+  const row = await db
+    .selectFrom("follows")
+    .select("id")
+    .where("target_account_id", "=", accountId)
+    .where(sql<boolean>`notify = ${yes}`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Returns what to do once the transaction commits. A local status is fanned out by a job (the
+ * request that posts it should not wait); another server's, which arrives in a job, at once.
+ */
 export async function statusPosted(
   rt: Runtime,
   db: Db,
-  s: { id: string; mentioned: string[]; visibility: Visibility },
-): Promise<void> {
-  await indexStatus(db, rt.dialect, s.id);
+  s: { id: string; accountId: string; local: boolean; mentioned: string[]; visibility: Visibility },
+): Promise<() => Promise<void>> {
+  await indexStatus(db, rt.dialect, s.id, { isNew: true });
   if (s.mentioned.length > 0 || s.visibility === "direct") {
     await rt.queue.enqueue(
       "statuses.notify_mentioned",
@@ -59,8 +79,13 @@ export async function statusPosted(
       db,
     );
   }
-  await rt.queue.enqueue("statuses.notify_subscribers", { statusId: s.id }, {}, db);
+  // Most accounts have no such followers: a job that would find none is not made.
+  if (s.visibility !== "direct" && (await hasSubscribers(db, rt.dialect, s.accountId))) {
+    await rt.queue.enqueue("statuses.notify_subscribers", { statusId: s.id }, {}, db);
+  }
+  if (!s.local) return fanOutNow(rt, db, s.id);
   await rt.queue.enqueue("feeds.fanout", { statusId: s.id }, {}, db);
+  return async () => {};
 }
 
 export async function statusEdited(

@@ -1,0 +1,231 @@
+// Writing statuses: the one place that inserts a status with everything that belongs to it, and the
+// one place that applies an edit to one with its history. Local posts and edits (post.ts, edit.ts)
+// and statuses of other servers (federation/remote_statuses.ts) come here already parsed, and are
+// written in their caller's transaction: the row and its counters, mentions, hashtags, poll, media,
+// the search index, and the jobs that follow (fan-out, notifications).
+import { type Selectable, sql } from "kysely";
+import type { Db } from "../../db/index.ts";
+import type { EditedMedia, MediaMeta, MediaType, StatusesTable, Visibility } from "../../db/schema.ts";
+import { newId } from "../../domain/ids.ts";
+import type { Runtime } from "../../runtime.ts";
+import { setStatusMedia } from "../media/attach.ts";
+import type { MediaRow } from "../media/rows.ts";
+import { addMentions, addTags, replaceMentions, replaceTags } from "./compose.ts";
+import { createPoll, type PollRecord } from "./polls.ts";
+import { statusEdited, statusPosted } from "./side_effects.ts";
+
+/** An attachment of another server's status, referenced by its remote URL (nothing is copied yet). */
+export interface RemoteMedia {
+  url: string;
+  contentType: string | null;
+  description: string | null;
+  type: MediaType;
+  /** Its size and focal point, as its server gave them. */
+  meta: MediaMeta;
+  blurhash: string | null;
+}
+
+/** A status ready to be stored: its text rendered (local) or sanitized (remote), its accounts known. */
+export interface ParsedStatus {
+  id: string;
+  uri: string;
+  url: string | null;
+  accountId: string;
+  local: boolean;
+  visibility: Visibility;
+  /** The source text (local statuses; empty for remote ones). */
+  text: string;
+  content: string;
+  spoilerText: string;
+  sensitive: boolean;
+  language: string | null;
+  parent: { id: string; account_id: string; conversation_id: string | null } | null;
+  applicationId: string | null;
+  createdAt: Date;
+  editedAt: Date | null;
+  /** Accounts mentioned (ids). */
+  mentioned: string[];
+  tags: string[];
+  poll: PollRecord | null;
+  /** Uploads of the author's, attached in this order. */
+  media: MediaRow[];
+  remoteMedia: RemoteMedia[];
+}
+
+/**
+ * Inserts a status in the caller's transaction; returns what to do once it commits (tell the
+ * streams). Returns null, and writes nothing, when a status with its URI is stored already (a
+ * redelivery, or another job storing the same object at once).
+ */
+export async function insertStatus(
+  rt: Runtime,
+  db: Db,
+  s: ParsedStatus,
+): Promise<{ afterCommit: () => Promise<void> } | null> {
+  const now = new Date();
+  const inserted = await db
+    .insertInto("statuses")
+    .values({
+      id: s.id,
+      uri: s.uri,
+      url: s.url,
+      account_id: s.accountId,
+      local: s.local,
+      visibility: s.visibility,
+      text: s.text,
+      content: s.content,
+      spoiler_text: s.spoilerText,
+      sensitive: s.sensitive,
+      language: s.language,
+      in_reply_to_id: s.parent?.id ?? null,
+      in_reply_to_account_id: s.parent?.account_id ?? null,
+      reblog_of_id: null,
+      conversation_id: s.parent ? (s.parent.conversation_id ?? s.parent.id) : s.id,
+      application_id: s.applicationId,
+      created_at: s.createdAt,
+      updated_at: now,
+      edited_at: s.editedAt,
+      deleted_at: null,
+    })
+    .onConflict((oc) => oc.column("uri").doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  if (!inserted) return null;
+  await db.insertInto("status_stats").values({ status_id: s.id }).execute();
+  await addMentions(db, s.id, s.mentioned);
+  await addTags(db, s.id, s.tags, now);
+  if (s.poll) await createPoll(rt, db, s.id, s.accountId, s.poll, s.local);
+  if (s.media.length > 0) await setStatusMedia(db, s.id, s.media, now);
+  await addRemoteMedia(db, s, now);
+  await db
+    .updateTable("account_stats")
+    .set({ statuses_count: sql`statuses_count + 1`, last_status_at: now })
+    .where("account_id", "=", s.accountId)
+    .execute();
+  if (s.parent) {
+    await db
+      .updateTable("status_stats")
+      .set({ replies_count: sql`replies_count + 1` })
+      .where("status_id", "=", s.parent.id)
+      .execute();
+  }
+  const afterCommit = await statusPosted(rt, db, {
+    id: s.id,
+    accountId: s.accountId,
+    local: s.local,
+    mentioned: s.mentioned,
+    visibility: s.visibility,
+  });
+  return { afterCommit };
+}
+
+/** The rows of a remote status's attachments, in one statement. */
+async function addRemoteMedia(db: Db, s: ParsedStatus, at: Date): Promise<void> {
+  if (s.remoteMedia.length === 0) return;
+  await db
+    .insertInto("media_attachments")
+    .values(
+      s.remoteMedia.map((m, position) => ({
+        id: newId(),
+        account_id: s.accountId,
+        status_id: s.id,
+        position,
+        scheduled_status_id: null,
+        type: m.type,
+        processing: "done" as const,
+        upload_key: null,
+        file_key: null,
+        preview_key: null,
+        content_type: m.contentType,
+        file_size: 0,
+        meta: JSON.stringify(m.meta),
+        description: m.description,
+        blurhash: m.blurhash,
+        remote_url: m.url,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
+    .execute();
+}
+
+/** A status as it read before an edit: what its history keeps of it. */
+export type StatusVersion = Pick<
+  Selectable<StatusesTable>,
+  "id" | "account_id" | "text" | "content" | "spoiler_text" | "sensitive" | "language" | "created_at"
+>;
+
+/** What an edit makes of a status's text; its media and poll are the caller's (they differ by origin). */
+export interface StatusEdit {
+  text: string;
+  content: string;
+  spoilerText: string;
+  sensitive: boolean;
+  language: string | null;
+  editedAt: Date;
+  mentioned: string[];
+  tags: string[];
+  /** The media shown before and after, for the history; null where they are not tracked (remote). */
+  mediaBefore: EditedMedia[] | null;
+  mediaAfter: EditedMedia[] | null;
+}
+
+async function recordVersion(
+  db: Db,
+  statusId: string,
+  accountId: string,
+  v: Omit<StatusVersion, "id" | "account_id" | "created_at">,
+  at: Date,
+  media: EditedMedia[] | null,
+): Promise<void> {
+  await db
+    .insertInto("status_edits")
+    .values({
+      id: newId(),
+      status_id: statusId,
+      account_id: accountId,
+      text: v.text,
+      content: v.content,
+      spoiler_text: v.spoiler_text,
+      sensitive: v.sensitive,
+      language: v.language,
+      media: media === null ? null : JSON.stringify(media),
+      created_at: at,
+    })
+    .execute();
+}
+
+/**
+ * Applies an edit in the caller's transaction: the history (the first edit also keeps the original,
+ * so that it starts where the status did), the row, its mentions and hashtags, the search index and
+ * the notifications that follow. Returns the accounts mentioned for the first time.
+ */
+export async function applyEdit(rt: Runtime, db: Db, before: StatusVersion, e: StatusEdit): Promise<string[]> {
+  const now = new Date();
+  const earlier = await db
+    .selectFrom("status_edits")
+    .select("id")
+    .where("status_id", "=", before.id)
+    .limit(1)
+    .executeTakeFirst();
+  if (!earlier) await recordVersion(db, before.id, before.account_id, before, before.created_at, e.mediaBefore);
+  await db
+    .updateTable("statuses")
+    .set({
+      text: e.text,
+      content: e.content,
+      spoiler_text: e.spoilerText,
+      sensitive: e.sensitive,
+      language: e.language,
+      edited_at: e.editedAt,
+      updated_at: now,
+    })
+    .where("id", "=", before.id)
+    .execute();
+  const after = { text: e.text, content: e.content, spoiler_text: e.spoilerText, sensitive: e.sensitive };
+  await recordVersion(db, before.id, before.account_id, { ...after, language: e.language }, e.editedAt, e.mediaAfter);
+  const newlyMentioned = await replaceMentions(db, before.id, e.mentioned);
+  await replaceTags(db, before.id, e.tags, now);
+  await statusEdited(rt, db, { id: before.id, accountId: before.account_id, newlyMentioned });
+  return newlyMentioned;
+}
