@@ -8,7 +8,7 @@ import { documentLoaderFactory } from "./document_loader.ts";
 
 export { federationOf } from "./federation.ts";
 export { deliver, distribute, runFedifyMessage } from "./jobs.ts";
-export { resolveRemoteAccount, resolveUrl } from "./resolve.ts";
+export { remoteResolver } from "./resolve.ts";
 
 /** The key that signed `request` (either signature form); null when it is unsigned or does not verify. */
 export async function signingKey(config: Config, request: Request): Promise<CryptographicKey | null> {

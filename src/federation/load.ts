@@ -4,6 +4,8 @@
 // server that is not federating yet, and every web thread that never serves federation, would
 // hold for nothing. This is the only way in: the rest of Rookery imports from here, never from
 // the modules behind entry.ts.
+import type { RemoteResolver } from "../services/federation/resolver.ts";
+
 type Entry = typeof import("./entry.ts");
 
 let loading: Promise<Entry> | undefined;
@@ -27,6 +29,10 @@ function onFirstUse<K extends AsyncFunctionName>(name: K): Entry[K] {
 export const deliver = onFirstUse("deliver");
 export const distribute = onFirstUse("distribute");
 export const runFedifyMessage = onFirstUse("runFedifyMessage");
-export const resolveRemoteAccount = onFirstUse("resolveRemoteAccount");
-export const resolveUrl = onFirstUse("resolveUrl");
 export const signingKey = onFirstUse("signingKey");
+
+/** What the runtime carries as `rt.remote`: the remote lookups, loading federation on the first one. */
+export const remoteResolver: RemoteResolver = {
+  account: async (...args) => (await federation()).remoteResolver.account(...args),
+  url: async (...args) => (await federation()).remoteResolver.url(...args),
+};
