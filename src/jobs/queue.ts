@@ -311,10 +311,7 @@ export class Queue {
       .where("failed_at", "is", null)
       .where((eb) =>
         eb.or([
-          eb.and([
-            eb("run_at", "<=", now),
-            eb.or([eb("locked_until", "is", null), eb("locked_until", "<", now)]),
-          ]),
+          eb.and([eb("run_at", "<=", now), eb.or([eb("locked_until", "is", null), eb("locked_until", "<", now)])]),
           eb.and([eb("locked_by", "=", this.holder), eb("locked_until", ">=", now)]),
         ]),
       )
