@@ -3,8 +3,10 @@
 // one process (the federation tests run two).
 import { type Config, ensureSecret } from "./config.ts";
 import { type Db, type Dialect, migrate, type OpenOptions, openDatabase } from "./db/index.ts";
+import { remoteResolver } from "./federation/resolve.ts";
 import { Queue } from "./jobs/queue.ts";
 import { type CounterStore, databaseCounters, redisCounters } from "./services/counter_stores.ts";
+import type { RemoteResolver } from "./services/federation/resolver.ts";
 import { loadServerSettings } from "./services/instance/settings.ts";
 import { type Bus, memoryBus, redisBus } from "./streaming/bus.ts";
 
@@ -16,6 +18,8 @@ export interface Runtime {
   queue: Queue;
   /** The API's rate-limit counters, shared by every thread and process. */
   counters: CounterStore;
+  /** Finding what other servers have: federation's, for the services, which do not import it. */
+  remote: RemoteResolver;
   close(): Promise<void>;
 }
 
@@ -56,6 +60,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     bus,
     queue,
     counters,
+    remote: remoteResolver,
     async close() {
       await queue.stop();
       await bus.close();

@@ -3,6 +3,7 @@
 // favourites, edits, deletes, poll votes, profile updates, unfollowing and blocking.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { addEmoji } from "../src/services/emojis/custom_emojis.ts";
 import { eventually, lookupRemote, settleAll, startFederatedServers, warmActor } from "./federation_rig.ts";
 import { post } from "./fixtures.ts";
 import type { TestServer, TestUser } from "./rig.ts";
@@ -183,26 +184,62 @@ test("boosts and favourites travel, and so do their undoing", async () => {
   assert.equal(mine.body.reblogs_count, 0);
 });
 
-test("media travel by their URLs, with their descriptions", async () => {
+/** A picture uploaded by `user` on `server`, with its alt text and focal point. */
+async function upload(server: TestServer, user: TestUser, description: string, focus: string) {
   const form = new FormData();
-  const png = await import("sharp").then((m) =>
+  const picture = await import("sharp").then((m) =>
     m
-      .default({ create: { width: 8, height: 8, channels: 3, background: "#336699" } })
+      .default({ create: { width: 48, height: 32, channels: 3, background: "#336699" } })
       .png()
       .toBuffer(),
   );
-  form.append("file", new Blob([new Uint8Array(png)], { type: "image/png" }), "blue.png");
-  form.append("description", "A blue square");
-  const media = await a.post("/api/v2/media", { token: alice.token, multipart: form });
+  form.append("file", new Blob([new Uint8Array(picture)], { type: "image/png" }), "blue.png");
+  form.append("description", description);
+  form.append("focus", focus);
+  const media = await server.post("/api/v2/media", { token: user.token, multipart: form });
   assert.equal(media.status, 200, media.text);
-  const status = await post(a, alice, { status: "Look", media_ids: [media.body.id] });
+  return media.body.id as string;
+}
+
+test("media travel both ways by their URLs, with alt text, blurhash, focal point and size", async () => {
+  const fromA = await post(a, alice, {
+    status: "Look",
+    media_ids: [await upload(a, alice, "A blue square", "0.5,-0.25")],
+  });
+  const fromB = await post(b, bob, { status: "Look back", media_ids: [await upload(b, bob, "Bob's square", "-1,1")] });
   await settle();
-  const onB = await statusOn(b, bob, status.uri);
-  assert.equal(onB.media_attachments.length, 1);
-  assert.equal(onB.media_attachments[0].type, "image");
-  assert.equal(onB.media_attachments[0].description, "A blue square");
-  assert.equal(onB.media_attachments[0].remote_url, status.media_attachments[0].url);
-  assert.equal(onB.media_attachments[0].url, status.media_attachments[0].url);
+  for (const [status, copy, focus] of [
+    [fromA, await statusOn(b, bob, fromA.uri), { x: 0.5, y: -0.25 }],
+    [fromB, await statusOn(a, alice, fromB.uri), { x: -1, y: 1 }],
+  ] as const) {
+    const [mine, theirs] = [status.media_attachments[0], copy.media_attachments[0]];
+    assert.equal(copy.media_attachments.length, 1);
+    assert.equal(theirs.type, "image");
+    assert.equal(theirs.description, mine.description);
+    assert.equal(theirs.remote_url, mine.url);
+    assert.equal(theirs.url, mine.url);
+    assert.match(mine.blurhash, /^[0-9A-Za-z#$%*+,\-.:;=?@[\]^_{|}~]{6,}$/);
+    assert.equal(theirs.blurhash, mine.blurhash);
+    assert.deepEqual(theirs.meta.focus, focus);
+    assert.deepEqual(theirs.meta.original, { width: 48, height: 32, size: "48x32", aspect: 1.5 });
+  }
+  // A fetch of the status is answered with the same Document, as Mastodon writes it.
+  const note = await a.get(new URL(fromA.uri).pathname, { headers: { accept: "application/activity+json" } });
+  assert.equal(note.status, 200, note.text);
+  const document = JSON.parse(note.text).attachment[0];
+  assert.deepEqual(
+    { ...document, url: undefined },
+    {
+      type: "Document",
+      mediaType: "image/png",
+      url: undefined,
+      name: "A blue square",
+      blurhash: fromA.media_attachments[0].blurhash,
+      focalPoint: [0.5, -0.25],
+      width: 48,
+      height: 32,
+    },
+  );
 });
 
 test("edits and deletes reach the copies", async () => {
@@ -252,6 +289,39 @@ test("a profile update reaches the followers' server", async () => {
   const seen = await b.get(`/api/v1/accounts/${aliceOnB}`, { token: bob.token });
   assert.equal(seen.body.display_name, "Alice A.");
   assert.match(seen.body.note, /Birds, mostly/);
+});
+
+test("custom emojis travel as Emoji tags, in posts and profiles", async () => {
+  const image = await import("sharp").then((m) =>
+    m
+      .default({ create: { width: 32, height: 32, channels: 4, background: "#aa3366" } })
+      .png()
+      .toBuffer(),
+  );
+  const rook = await addEmoji(a.rt, { shortcode: "rook", image });
+  const status = await post(a, alice, "A bird of the crow family :rook:");
+  const profile = await a.patch("/api/v1/accounts/update_credentials", {
+    token: alice.token,
+    json: { display_name: "Alice :rook:" },
+  });
+  assert.equal(profile.status, 200, profile.text);
+  await settle();
+  const [local] = status.emojis;
+  assert.equal(local.shortcode, "rook");
+  // On b the emoji is a's, by its URL on a, and not offered in b's picker.
+  const theirs = { shortcode: "rook", url: local.url, static_url: local.url, visible_in_picker: false, category: null };
+  assert.deepEqual((await statusOn(b, bob, status.uri)).emojis, [theirs]);
+  const account = await b.get(`/api/v1/accounts/${aliceOnB}`, { token: bob.token });
+  assert.equal(account.body.display_name, "Alice :rook:");
+  assert.deepEqual(account.body.emojis, [theirs]);
+  assert.deepEqual((await b.get("/api/v1/custom_emojis")).body, []);
+  // The Emoji tag's id resolves.
+  const emoji = await a.get(`/emojis/${rook.id}`, { headers: { accept: "application/activity+json" } });
+  assert.equal(emoji.status, 200, emoji.text);
+  const json = JSON.parse(emoji.text);
+  assert.equal(json.type, "Emoji");
+  assert.equal(json.name, ":rook:");
+  assert.equal(json.icon.url, local.url);
 });
 
 test("unfollowing and blocking end the follows on both sides", async () => {

@@ -155,6 +155,30 @@ test("a suspended server's activities are refused", async () => {
   }
 });
 
+test("a server whose media are rejected has its statuses stored without attachments and custom emojis", async () => {
+  const domain = new URL(mallory.origin).hostname;
+  await blockDomain(server.rt, { domain, severity: "noop", rejectMedia: true });
+  try {
+    const activity = create("Look :wave:");
+    const emoji = `${mallory.origin}/emojis/wave.png`;
+    Object.assign(activity.object, {
+      attachment: [{ type: "Document", mediaType: "image/png", url: `${mallory.origin}/files/a.png`, name: "alt" }],
+      tag: [{ type: "Emoji", name: ":wave:", icon: { type: "Image", url: emoji } }],
+    });
+    (activity["@context"][1] as Record<string, string>).Emoji = "toot:Emoji";
+    assert.equal(await send(sharedInbox(), activity), 202);
+    await server.settle();
+    const [stored] = await statusesOf(activity.object.id);
+    const seen = await server.get(`/api/v1/statuses/${stored.id}`, { token: alice.token });
+    assert.deepEqual(seen.body.media_attachments, []);
+    assert.deepEqual(seen.body.emojis, []);
+    const kept = await server.rt.db.selectFrom("remote_emojis").select("image_url").execute();
+    assert.deepEqual(kept, []);
+  } finally {
+    await unblockDomain(server.rt, domain);
+  }
+});
+
 test("an Update keeps the history and notifies the local booster and a newly mentioned account", async () => {
   const bob = await server.user("bob");
   const activity = create("before the edit");

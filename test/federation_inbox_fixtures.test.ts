@@ -198,27 +198,42 @@ test("snac2's Note, under the plain ActivityStreams context: hashtag, content wa
   );
 });
 
-test("attachments arrive with their alt text and remote URL (Mastodon's Document, GoToSocial's Image)", async () => {
+test("attachments arrive with their alt text, remote URL, blurhash, focal point and size (Mastodon's Document, GoToSocial's Image)", async () => {
   const s = (await statusesOf(await senderId("mastodon"))).find((x) => x.uri.endsWith("115501000000000001"));
   assert.equal(s.media_attachments.length, 1);
-  assert.equal(s.media_attachments[0].description, "A gull standing on a mooring post, sea behind it");
+  const [media] = s.media_attachments;
+  assert.equal(media.description, "A gull standing on a mooring post, sea behind it");
   assert.equal(
-    s.media_attachments[0].remote_url,
+    media.remote_url,
     `${values.mastodon.origin}/system/media_attachments/files/115/501/000/original/gull.jpg`,
   );
+  assert.equal(media.blurhash, "UFGbk@~q-;t7_3M{of%MM{t7WBay-;ofRjt7");
+  assert.deepEqual(media.meta, {
+    original: { width: 1600, height: 1200, size: "1600x1200", aspect: 1.333333 },
+    focus: { x: 0.1, y: -0.3 },
+  });
   assert.equal(await deliver("gotosocial/create_note_public"), 202);
   const gts = (await statusesOf(await senderId("gotosocial"))).find((x) => !x.poll);
   assert.equal(gts.media_attachments[0]?.description, "A small server on a shelf");
+  assert.equal(gts.media_attachments[0]?.blurhash, "LEHV6nWB2yk8pyo0adR*.7kCMdnj");
+  assert.deepEqual(gts.media_attachments[0]?.meta, { focus: { x: 0, y: 0 } });
 });
 
-test("custom emojis of other servers", {
-  todo: "the inbox does not store other servers' custom emojis yet",
-}, async () => {
+test("custom emojis of other servers: a Note's and an actor's Emoji tags", async () => {
   const s = (await statusesOf(await senderId("mastodon"))).find((x) => x.uri.endsWith("115501000000000001"));
-  assert.deepEqual(
-    s.emojis.map((e: { shortcode: string }) => e.shortcode),
-    ["blobwave"],
-  );
+  const image = `${values.mastodon.origin}/system/custom_emojis/images/000/004/417/original/blobwave.png`;
+  const blobwave = { shortcode: "blobwave", url: image, static_url: image, visible_in_picker: false, category: null };
+  assert.deepEqual(s.emojis, [blobwave]);
+  // Kept per server: the same shortcode from another server is not that emoji.
+  const gts = (await statusesOf(await senderId("gotosocial"))).find((x) => !x.poll);
+  assert.deepEqual(gts.emojis, []);
+  // The actor's name uses it (the profile update below sends the same tag); so does its account.
+  assert.equal(await deliver("mastodon/update_person"), 202);
+  const account = await server.get(`/api/v1/accounts/${await senderId("mastodon")}`, { token: alice.token });
+  assert.deepEqual(account.body.emojis, [blobwave]);
+  // This server's own emojis do not change.
+  const local = await server.get("/api/v1/custom_emojis");
+  assert.deepEqual(local.body, []);
 });
 
 test("Create(Note) unlisted, followers-only and direct keep their audience", async () => {

@@ -627,6 +627,19 @@ export interface CustomEmojisTable {
   updated_at: Date;
 }
 
+/** A custom emoji of another server, named by its Notes and actors (migration 0055). */
+export interface RemoteEmojisTable {
+  id: string;
+  domain: string;
+  shortcode: string;
+  /** The Emoji's id, when it has one. */
+  uri: string | null;
+  /** The image, on the other server. */
+  image_url: string;
+  updated_at: Date;
+  created_at: Date;
+}
+
 export interface AnnouncementMention {
   id: string;
   username: string;
@@ -815,6 +828,7 @@ export interface Database {
   featured_accounts: FeaturedAccountsTable;
   suggestion_dismissals: SuggestionDismissalsTable;
   custom_emojis: CustomEmojisTable;
+  remote_emojis: RemoteEmojisTable;
   announcements: AnnouncementsTable;
   announcement_dismissals: AnnouncementDismissalsTable;
   announcement_reactions: AnnouncementReactionsTable;

@@ -1,12 +1,15 @@
 // A local account as an ActivityPub actor, as Mastodon's ActivityPub::ActorSerializer shows it:
 // Person (Service for bots), its endpoints and collections, both public keys, profile fields as
-// PropertyValue, avatar and header, and the discovery flags. The instance actor is an Application
+// PropertyValue, the custom emojis its name, bio and fields use, avatar and header, and the
+// discovery flags. The instance actor is an Application
 // that signs the server's own fetches.
 import type { Context } from "@fedify/fedify";
 import { Application, Endpoints, Image, Person, PropertyValue, Service } from "@fedify/fedify/vocab";
 import { mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
-import type { AccountRow } from "../services/accounts/views.ts";
+import { type AccountRow, profileTexts } from "../services/accounts/views.ts";
+import { emojisIn, localEmojis } from "../services/emojis/custom_emojis.ts";
+import { localEmojiTags } from "./emojis.ts";
 import { instant } from "./temporal.ts";
 
 /** The instance actor's identifier in actor URLs: not a possible username (usernames have no dot). */
@@ -48,6 +51,7 @@ export async function localActor(rt: Runtime, ctx: Context<Runtime>, row: Accoun
     indexable: row.indexable,
     memorial: false,
     attachments: row.fields.map((f) => new PropertyValue({ name: f.name, value: f.value_html })),
+    tags: localEmojiTags(rt, emojisIn(await localEmojis(rt), ...profileTexts(row))),
     icon: image(avatar, mediaTypeOf(row.avatar_file)),
     image: image(header, mediaTypeOf(row.header_file)),
     publicKey: keys[0]?.cryptographicKey ?? null,

@@ -1,7 +1,10 @@
 // The `federation.distribute` job: builds the activity of a local action from the rows (as they are
 // when it runs), finds the inboxes that must receive it, one per server where the server has a
 // shared inbox, and adds a delivery job for each. Run twice, it adds no delivery twice (the
-// deliveries are unique jobs).
+// deliveries are unique jobs). Every activity carries an object integrity proof (FEP-8b32) made
+// with the actor's Ed25519 key, as Fedify's sendActivity adds one: a server can then trust an
+// activity forwarded by someone else, or fetched from elsewhere, without our HTTP signature.
+
 import {
   Accept,
   type Activity,
@@ -24,10 +27,15 @@ import type { Outgoing } from "../services/federation/outbox.ts";
 import { localActor } from "./actor.ts";
 import { DELIVERY_MAX_ATTEMPTS } from "./delivery.ts";
 import { federationOf } from "./federation.ts";
+import { actorKeyPairs, proofKeyId } from "./keys.ts";
 import { localAccountByUsername } from "./local_rows.ts";
+import { addMediaTerms, type MediaTerms } from "./media_terms.ts";
 import { loadNoteParts, noteObject } from "./note.ts";
 import { refused } from "./peers.ts";
+import { withProof } from "./proof.ts";
 import { instant } from "./temporal.ts";
+
+type JsonObject = Record<string, unknown>;
 
 interface Audience {
   /** Local account ids whose remote followers receive it. */
@@ -39,6 +47,8 @@ interface Audience {
 interface Built {
   actorId: string;
   activity: Activity;
+  /** The terms of the note's attachments that Fedify's vocabulary lacks, for its `object`. */
+  media?: MediaTerms[];
   audience: Audience;
   /** Further activities to the same audience (a vote on several choices). */
   more?: Activity[];
@@ -88,7 +98,7 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
         o.type === "Create"
           ? new Create({ id: new URL(`${row.uri}/activity`), published: note.published, ...addressing })
           : new Update({ id: new URL(`${row.uri}#updates/${stamp}`), updated: instant(at), ...addressing });
-      return { actorId: row.account_id, activity, audience };
+      return { actorId: row.account_id, activity, audience, media: parts.media };
     }
     case "Announce": {
       const boost = await rt.db.selectFrom("statuses").selectAll().where("id", "=", o.boostId).executeTakeFirst();
@@ -332,9 +342,19 @@ export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["fed
     .select("uri")
     .where("id", "=", built.actorId)
     .executeTakeFirstOrThrow();
+  // From the table rather than the dispatcher, which has none for a suspended actor: its Delete is
+  // proven with the key the receivers have seen (and cached), its document being gone.
+  const { ed25519 } = await actorKeyPairs(rt.db, built.actorId);
   const activities = [built.activity, ...(built.more ?? [])];
   for (const activity of activities) {
-    const body = JSON.stringify(await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader }));
+    let json = (await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader })) as JsonObject;
+    if (built.media && typeof json.object === "object" && json.object) {
+      addMediaTerms(json, json.object as JsonObject, built.media);
+    }
+    // Dated by the action, not by this run: Ed25519 signs the same bytes the same way, so a second
+    // run makes the same body and its deliveries are the ones already waiting.
+    json = await withProof(json, ed25519.privateKey, proofKeyId(actor.uri), new Date(at));
+    const body = JSON.stringify(json);
     for (const inbox of targets) {
       await rt.queue.enqueue(
         "federation.deliver",

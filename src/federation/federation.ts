@@ -3,16 +3,18 @@
 // document is read through src/net, and the dispatchers below serve this server's actors, objects
 // and collections. Inbox listeners are in inbox.ts.
 import { createFederation, type Federation } from "@fedify/fedify";
-import { Create, Hashtag, Note, type Recipient } from "@fedify/fedify/vocab";
+import { Create, Emoji, Hashtag, Note, type Recipient } from "@fedify/fedify/vocab";
+import { isId } from "../domain/ids.ts";
 import type { Runtime } from "../runtime.ts";
 import { INSTANCE_ACTOR, instanceActor, localActor } from "./actor.ts";
 import { authenticatedDocumentLoaderFactory, contextLoaderFactory, documentLoaderFactory } from "./document_loader.ts";
+import { localEmojiTags } from "./emojis.ts";
 import { registerInbox } from "./inbox.ts";
 import { actorKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
 import { databaseKvStore } from "./kv_store.ts";
 import { localAccountByUsername, publicLocalStatusId } from "./local_rows.ts";
 import { jobMessageQueue } from "./message_queue.ts";
-import { loadNoteParts, noteObject } from "./note.ts";
+import { loadNoteParts, servedNote } from "./note.ts";
 import { Temporal } from "./temporal.ts";
 
 const federations = new WeakMap<Runtime, Federation<Runtime>>();
@@ -65,11 +67,24 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       return [pairs.rsa, pairs.ed25519];
     });
 
-  federation.setObjectDispatcher(Note, "/users/{username}/statuses/{id}", async (_ctx, values) => {
+  federation.setObjectDispatcher(Note, "/users/{username}/statuses/{id}", async (ctx, values) => {
     const id = await publicLocalStatusId(rt, values.username, values.id);
     const parts = id ? await loadNoteParts(rt, id) : null;
     // A poll is a Question; Fedify serves whatever object the dispatcher returns.
-    return parts ? (noteObject(rt, parts) as Note) : null;
+    return parts ? ((await servedNote(rt, parts, ctx.contextLoader)) as Note) : null;
+  });
+
+  // The id of an Emoji tag resolves, as Mastodon's do, for a server that fetches it.
+  federation.setObjectDispatcher(Emoji, "/emojis/{id}", async (_ctx, values) => {
+    if (!isId(values.id)) return null;
+    const row = await rt.db
+      .selectFrom("custom_emojis")
+      .selectAll()
+      .where("id", "=", values.id)
+      .where("domain", "is", null)
+      .where("disabled", "=", false)
+      .executeTakeFirst();
+    return row ? localEmojiTags(rt, [row])[0] : null;
   });
 
   federation
@@ -121,7 +136,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
     .setFirstCursor(() => "");
 
   federation
-    .setOutboxDispatcher("/users/{identifier}/outbox", async (_ctx, identifier, cursor) => {
+    .setOutboxDispatcher("/users/{identifier}/outbox", async (ctx, identifier, cursor) => {
       const account = await localAccountByUsername(rt, identifier);
       if (!account) return null;
       const rows = await rt.db
@@ -139,7 +154,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       for (const { id } of rows) {
         const parts = await loadNoteParts(rt, id);
         if (!parts) continue;
-        const note = noteObject(rt, parts);
+        const note = await servedNote(rt, parts, ctx.contextLoader);
         items.push(
           new Create({
             id: new URL(`${parts.row.uri}/activity`),
@@ -156,7 +171,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
     .setCounter(async (_ctx, identifier) => (await localAccountByUsername(rt, identifier))?.statuses_count ?? null)
     .setFirstCursor(() => "");
 
-  federation.setFeaturedDispatcher("/users/{identifier}/collections/featured", async (_ctx, identifier) => {
+  federation.setFeaturedDispatcher("/users/{identifier}/collections/featured", async (ctx, identifier) => {
     const account = await localAccountByUsername(rt, identifier);
     if (!account) return null;
     const pins = await rt.db
@@ -171,7 +186,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
     const items: Note[] = [];
     for (const { id } of pins) {
       const parts = await loadNoteParts(rt, id);
-      if (parts) items.push(noteObject(rt, parts) as Note);
+      if (parts) items.push((await servedNote(rt, parts, ctx.contextLoader)) as Note);
     }
     return { items };
   });

@@ -34,6 +34,7 @@ import { favourite, reblog, unfavourite, unreblog } from "../services/statuses/i
 import { INSTANCE_ACTOR } from "./actor.ts";
 import { localAccountByUsername } from "./local_rows.ts";
 import { refused } from "./peers.ts";
+import { receivedJson } from "./received.ts";
 import { accountByUri, storeActor } from "./remote_accounts.ts";
 import { isStatusObject, statusByUri, statusFromUri, storeStatus, updateStatus } from "./remote_statuses.ts";
 import { recordRemoteVote } from "./remote_votes.ts";
@@ -180,7 +181,8 @@ async function onCreate(ctx: Ctx, activity: Create): Promise<void> {
     await recordRemoteVote(rt, actorId, object.replyTargetId.href, String(object.name));
     return;
   }
-  await storeStatus(rt, ctx, object);
+  // The activity's JSON as it arrived holds the object's terms that Fedify does not read.
+  await storeStatus(rt, ctx, object, 0, receivedJson(activity.id)?.object);
 }
 
 async function onUpdate(ctx: Ctx, activity: Update): Promise<void> {

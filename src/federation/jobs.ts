@@ -3,10 +3,12 @@
 import type { JobPayloads } from "../jobs/queue.ts";
 import type { Runtime } from "../runtime.ts";
 import { federationOf } from "./federation.ts";
+import { whileHandling } from "./received.ts";
 
 export { deliver } from "./delivery.ts";
 export { distribute } from "./distribute.ts";
 
 export async function runFedifyMessage(rt: Runtime, { message }: JobPayloads["federation.fedify"]): Promise<void> {
-  await federationOf(rt).processQueuedTask(rt, message as never);
+  const activity = (message as { activity?: unknown } | null)?.activity;
+  await whileHandling(activity, () => federationOf(rt).processQueuedTask(rt, message as never));
 }

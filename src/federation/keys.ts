@@ -9,6 +9,13 @@ export interface ActorKeyPairs {
   ed25519: CryptoKeyPair;
 }
 
+/**
+ * The id of an actor's Ed25519 key, as its document lists it among its `assertionMethod`s: Fedify
+ * names the Multikeys of the pairs the key pairs dispatcher returns (RSA, then Ed25519) #multikey-1
+ * and #multikey-2.
+ */
+export const proofKeyId = (actorUri: string) => new URL(`${actorUri}#multikey-2`);
+
 /** The instance actor's owner key in `actor_keys`. */
 export const INSTANCE_KEY_OWNER = "instance";
 

@@ -6,7 +6,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/hono.ts";
 import { federationOf } from "./federation.ts";
 
-const FEDERATION_PATHS = /^\/(?:\.well-known\/webfinger|users\/|inbox\/?$|actor\/?$|@)/;
+const FEDERATION_PATHS = /^\/(?:\.well-known\/webfinger|users\/|emojis\/|inbox\/?$|actor\/?$|@)/;
 const PROFILE_PATH = /^\/@([A-Za-z0-9_]+)(?:\/(\d+))?\/?$/;
 
 function wantsActivityStreams(accept: string | undefined): boolean {

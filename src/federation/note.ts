@@ -1,14 +1,27 @@
 // A status as an ActivityPub object, as Mastodon's ActivityPub::NoteSerializer writes it: a Note (a
 // Question for a poll) with to/cc derived from its visibility, its reply parent, mentions and
-// hashtags, content warning and language map, and `updated` after an edit.
+// hashtags and custom emojis, content warning and language map, attachments as Documents, and
+// `updated` after an edit.
 
-import { LanguageString } from "@fedify/fedify";
-import { Collection, Document, Hashtag, Mention, Note, PUBLIC_COLLECTION, Question } from "@fedify/fedify/vocab";
+import { type DocumentLoader, LanguageString } from "@fedify/fedify";
+import {
+  Collection,
+  Document,
+  type Emoji,
+  Hashtag,
+  Mention,
+  Note,
+  PUBLIC_COLLECTION,
+  Question,
+} from "@fedify/fedify/vocab";
 import type { Selectable } from "kysely";
 import type { StatusesTable } from "../db/schema.ts";
 import { urls } from "../domain/urls.ts";
 import { mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
+import { type CustomEmoji, emojisIn, localEmojis } from "../services/emojis/custom_emojis.ts";
+import { localEmojiTags } from "./emojis.ts";
+import { addMediaTerms } from "./media_terms.ts";
 import { instant } from "./temporal.ts";
 
 export type StatusRowFull = Selectable<StatusesTable>;
@@ -26,7 +39,11 @@ export interface NoteParts {
     description: string | null;
     width: number | null;
     height: number | null;
+    blurhash: string | null;
+    focus: { x: number; y: number } | null;
   }[];
+  /** This server's custom emojis that a local status uses. */
+  emojis: CustomEmoji[];
 }
 
 /** What a status's object is made of, or null when it does not exist (or is a boost). */
@@ -68,6 +85,7 @@ export async function loadNoteParts(rt: Runtime, statusId: string): Promise<Note
   const storage = mediaStorage(rt.config);
   return {
     row,
+    emojis: row.local ? emojisIn(await localEmojis(rt), row.spoiler_text, row.content) : [],
     author,
     mentions: mentions.map((m) => ({
       uri: m.uri,
@@ -88,6 +106,8 @@ export async function loadNoteParts(rt: Runtime, statusId: string): Promise<Note
           description: m.description,
           width: typeof size.width === "number" ? size.width : null,
           height: typeof size.height === "number" ? size.height : null,
+          blurhash: m.blurhash,
+          focus: m.meta.focus ?? null,
         },
       ];
     }),
@@ -122,11 +142,12 @@ export function noteObject(rt: Runtime, parts: NoteParts): Note | Question {
     parts.mentions.map((m) => m.uri),
   );
   const content = row.content;
-  const tags: (Mention | Hashtag)[] = [
+  const tags: (Mention | Hashtag | Emoji)[] = [
     ...parts.mentions.map((m) => new Mention({ href: new URL(m.uri), name: m.acct })),
     ...parts.tags.map(
       (name) => new Hashtag({ href: new URL(urls(rt.config).tagUrl(name.toLowerCase())), name: `#${name}` }),
     ),
+    ...localEmojiTags(rt, parts.emojis),
   ];
   const values = {
     id: new URL(row.uri),
@@ -164,4 +185,22 @@ export function noteObject(rt: Runtime, parts: NoteParts): Note | Question {
     closed: poll.expires_at <= new Date() ? instant(poll.expires_at) : null,
     voters: poll.voters_count,
   });
+}
+
+/**
+ * The object that a fetch of the status is answered with: noteObject's, with the media terms
+ * Fedify's vocabulary lacks written into the JSON it serves (an object parsed from JSON serves
+ * that JSON as it is).
+ */
+export async function servedNote(
+  rt: Runtime,
+  parts: NoteParts,
+  contextLoader: DocumentLoader,
+): Promise<Note | Question> {
+  const object = noteObject(rt, parts);
+  if (!parts.media.some((m) => m.blurhash || m.focus)) return object;
+  const json = (await object.toJsonLd({ format: "compact", contextLoader })) as Record<string, unknown>;
+  addMediaTerms(json, json, parts.media);
+  const options = { contextLoader, documentLoader: contextLoader };
+  return object instanceof Question ? Question.fromJsonLd(json, options) : Note.fromJsonLd(json, options);
 }

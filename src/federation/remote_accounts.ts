@@ -20,6 +20,7 @@ import type { Runtime } from "../runtime.ts";
 import { accountRow, insertAccount } from "../services/accounts/account_row.ts";
 import { publishEvent } from "../streaming/events.ts";
 import { INSTANCE_ACTOR } from "./actor.ts";
+import { keepEmojisOf } from "./emojis.ts";
 import { peerPolicy, refused } from "./peers.ts";
 
 /** A remote actor is read again when its row is older than this, as Mastodon does. */
@@ -102,6 +103,7 @@ export async function storeActor(rt: Runtime, actor: Actor): Promise<string | nu
     featured_url: actor.featuredId?.href ?? null,
     fetched_at: new Date(),
   };
+  await keepEmojisOf(rt, domain, actor);
   const existing = await rt.db.selectFrom("accounts").select("id").where("uri", "=", uri).executeTakeFirst();
   if (existing) {
     await rt.db

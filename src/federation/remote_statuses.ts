@@ -14,13 +14,16 @@ import {
   Question,
 } from "@fedify/fedify/vocab";
 import type { Db } from "../db/index.ts";
-import type { MediaType, Visibility } from "../db/schema.ts";
+import type { MediaMeta, MediaType, Visibility } from "../db/schema.ts";
 import { newId } from "../domain/ids.ts";
 import { isValidHashtag, sanitizeRemoteHtml } from "../domain/text/index.ts";
+import { shape } from "../media/process.ts";
 import type { Runtime } from "../runtime.ts";
 import type { PollRecord } from "../services/statuses/polls.ts";
 import { applyEdit, insertStatus, type ParsedStatus, type RemoteMedia } from "../services/statuses/write.ts";
 import { publishEvent } from "../streaming/events.ts";
+import { keepEmojisOf } from "./emojis.ts";
+import { mediaTermsOf } from "./media_terms.ts";
 import { peerPolicy, refused } from "./peers.ts";
 import { accountByUri, isFresh, signedLoader } from "./remote_accounts.ts";
 
@@ -82,8 +85,13 @@ function mediaTypeOf(contentType: string | null): MediaType {
   return "unknown";
 }
 
-/** The attachments of an object, referenced by their remote URLs (nothing is copied here yet). */
-async function attachmentsOf(object: StatusObject): Promise<RemoteMedia[]> {
+/**
+ * The attachments of an object, referenced by their remote URLs (nothing is copied here yet).
+ * `json` is the object as its server wrote it, for the terms Fedify does not read (blurhash,
+ * focalPoint); an object fetched on its own still has its JSON.
+ */
+async function attachmentsOf(object: StatusObject, json: unknown): Promise<RemoteMedia[]> {
+  const terms = mediaTermsOf(typeof json === "object" && json ? json : await object.toJsonLd());
   const found: RemoteMedia[] = [];
   for await (const item of object.getAttachments()) {
     if (found.length >= MAX_ATTACHMENTS) break;
@@ -92,7 +100,11 @@ async function attachmentsOf(object: StatusObject): Promise<RemoteMedia[]> {
     if (!url || !/^https?:/.test(url)) continue;
     const contentType = item.mediaType ?? null;
     const description = item.name ? String(item.name).slice(0, 1500) : null;
-    found.push({ url, contentType, description, type: mediaTypeOf(contentType) });
+    const { blurhash = null, focus = null } = terms.get(url) ?? {};
+    const meta: MediaMeta = {};
+    if (item.width && item.height && item.width > 0 && item.height > 0) meta.original = shape(item.width, item.height);
+    if (focus) meta.focus = focus;
+    found.push({ url, contentType, description, type: mediaTypeOf(contentType), meta, blurhash });
   }
   return found;
 }
@@ -197,6 +209,8 @@ export async function storeStatus(
   ctx: Context<Runtime>,
   object: StatusObject,
   depth = 0,
+  /** The object as it arrived inside an activity, for what Fedify does not read. */
+  json?: unknown,
 ): Promise<string | null> {
   if (!object.id || !object.attributionId) return null;
   const uri = object.id.href;
@@ -212,8 +226,11 @@ export async function storeStatus(
       ? await parentOf(rt, ctx, object.replyTargetId.href, depth + 1)
       : null;
   const text = await textParts(object);
+  if (author.domain !== null) await keepEmojisOf(rt, author.domain, object);
   // A server whose media are rejected has its statuses stored without them.
-  const media = (await peerPolicy(rt, object.id.host)).rejectMedia ? [] : await attachmentsOf(object).catch(() => []);
+  const media = (await peerPolicy(rt, object.id.host)).rejectMedia
+    ? []
+    : await attachmentsOf(object, json).catch(() => []);
   const id = newId();
   const created = object.published ? new Date(object.published.epochMilliseconds) : new Date();
   const now = new Date();
@@ -253,6 +270,8 @@ export async function updateStatus(rt: Runtime, object: StatusObject, authorId: 
   if (!object.id) return;
   const stored = await statusByUri(rt.db, object.id.href);
   if (!stored || stored.deleted_at || stored.account_id !== authorId) return;
+  const author = await rt.db.selectFrom("accounts").select("domain").where("id", "=", authorId).executeTakeFirst();
+  if (author?.domain) await keepEmojisOf(rt, author.domain, object);
   const text = await textParts(object);
   const mentioned = await knownAccounts(rt, text.mentionUris);
   const poll = await pollOf(object);

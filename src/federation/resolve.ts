@@ -1,7 +1,9 @@
 // Finding what another server has, for the API: `user@domain` through WebFinger, and actor or
-// status URLs, fetched and stored (src/federation/remote_*.ts) so that they have ids here.
+// status URLs, fetched and stored (src/federation/remote_*.ts) so that they have ids here. The
+// services reach it through the runtime, as the RemoteResolver they declare.
 import { isActor } from "@fedify/fedify/vocab";
 import type { Runtime } from "../runtime.ts";
+import type { RemoteResolver } from "../services/federation/resolver.ts";
 import { federationOf } from "./federation.ts";
 import { refused } from "./peers.ts";
 import { accountByUri, resolveAcct, signedLoader } from "./remote_accounts.ts";
@@ -9,16 +11,11 @@ import { statusFromUri } from "./remote_statuses.ts";
 
 const contextOf = (rt: Runtime) => federationOf(rt).createContext(new URL(rt.config.origin), rt);
 
-/** The id of the account `username@domain` of another server, read from there when new; null when unknown. */
-export async function resolveRemoteAccount(rt: Runtime, username: string, domain: string): Promise<string | null> {
+async function resolveRemoteAccount(rt: Runtime, username: string, domain: string): Promise<string | null> {
   return resolveAcct(rt, contextOf(rt), username, domain);
 }
 
-/** What an http(s) URL names, stored: an account or a status; null when it is neither or unreachable. */
-export async function resolveUrl(
-  rt: Runtime,
-  url: string,
-): Promise<{ accountId: string } | { statusId: string } | null> {
+async function resolveUrl(rt: Runtime, url: string): Promise<{ accountId: string } | { statusId: string } | null> {
   const ctx = contextOf(rt);
   if (await refused(rt, url).catch(() => true)) return null;
   const object = await ctx.lookupObject(url, { documentLoader: await signedLoader(ctx) }).catch(() => null);
@@ -30,3 +27,5 @@ export async function resolveUrl(
   const statusId = await statusFromUri(rt, ctx, object.id.href);
   return statusId ? { statusId } : null;
 }
+
+export const remoteResolver: RemoteResolver = { account: resolveRemoteAccount, url: resolveUrl };

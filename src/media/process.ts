@@ -102,7 +102,8 @@ export function looksLikeAudioOrVideo(b: Buffer): boolean {
   );
 }
 
-const shape = (width: number, height: number) => ({
+/** A picture's size as Mastodon's `meta.original` and `meta.small` give it. */
+export const shape = (width: number, height: number) => ({
   width,
   height,
   size: `${width}x${height}`,

@@ -6,7 +6,6 @@ import type { Db } from "../../db/index.ts";
 import { ApiError, fieldError, notFound, validationFailed } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { hashPassword } from "../../domain/secrets.ts";
-import { resolveRemoteAccount, resolveUrl } from "../../federation/resolve.ts";
 import type { Runtime } from "../../runtime.ts";
 import { insertAccount, localAccountRow, userRow } from "./account_row.ts";
 
@@ -141,7 +140,7 @@ export async function lookupAccount(rt: Runtime, acct: string): Promise<{ id: st
   const row = await rt.db.selectFrom("accounts").select("id").where("acct_key", "=", key).executeTakeFirst();
   if (row) return viewableAccount(rt, row.id);
   // An account of another server is asked for there, and stored.
-  const remote = isLocalDomain(rt, domain) || !username ? null : await resolveRemoteAccount(rt, username, domain);
+  const remote = isLocalDomain(rt, domain) || !username ? null : await rt.remote.account(rt, username, domain);
   if (!remote) throw notFound();
   return viewableAccount(rt, remote);
 }
@@ -184,7 +183,7 @@ export async function accountByReference(rt: Runtime, reference: string): Promis
       .where((eb) => eb.or([eb("url", "=", ref), eb("uri", "=", ref)]))
       .executeTakeFirst();
     if (row) return viewableAccount(rt, row.id);
-    const found = await resolveUrl(rt, ref);
+    const found = await rt.remote.url(rt, ref);
     if (!found || !("accountId" in found)) throw notFound();
     return viewableAccount(rt, found.accountId);
   }

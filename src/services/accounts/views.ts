@@ -5,6 +5,7 @@ import type { AccountStatsTable, AccountsTable, UserSettings } from "../../db/sc
 import type { UserRole } from "../../domain/roles.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
+import { type RemoteEmoji, remoteEmojisUsed } from "../emojis/remote_emojis.ts";
 import { rolesOf } from "../roles/lookup.ts";
 import type { AccountCounters } from "../statuses/live_state.ts";
 import { throughCache, viewCaches } from "../view_caches.ts";
@@ -21,15 +22,31 @@ export interface AccountView {
   counters: AccountCounters | null;
   /** The account it moved to, when the row names one and it exists. */
   moved: AccountView | null;
-  /** The custom emojis its name, bio and fields use. */
-  emojis: CustomEmoji[];
+  /** The custom emojis its name, bio and fields use (its own server's, for a remote account). */
+  emojis: (CustomEmoji | RemoteEmoji)[];
   /** The user's role, when they have one beyond everyone's. */
   role: UserRole | null;
 }
 
-/** The custom emojis of `emojis` (localEmojis) an account's name, bio and fields use. */
-export function accountEmojis(emojis: ReadonlyMap<string, CustomEmoji>, row: AccountRow): CustomEmoji[] {
-  return emojisIn(emojis, row.display_name, row.note, ...row.fields.flatMap((f) => [f.name, f.value]));
+/** The texts of a profile that may use custom emojis. */
+export const profileTexts = (row: AccountRow) => [
+  row.display_name,
+  row.note,
+  ...row.fields.flatMap((f) => [f.name, f.value]),
+];
+
+/**
+ * The custom emojis an account's name, bio and fields use: of `emojis` (localEmojis) for a local
+ * account, of `remote` (remoteEmojisUsed) for another server's.
+ */
+export function accountEmojis(
+  emojis: ReadonlyMap<string, CustomEmoji>,
+  row: AccountRow,
+  remote?: ReadonlyMap<string, ReadonlyMap<string, RemoteEmoji>>,
+): (CustomEmoji | RemoteEmoji)[] {
+  return row.domain === null
+    ? emojisIn(emojis, ...profileTexts(row))
+    : emojisIn(remote?.get(row.domain), ...profileTexts(row));
 }
 
 /** Accounts with their counters, by id. Missing ids are simply absent from the map. */
@@ -87,6 +104,10 @@ export async function loadAccountViews(
           .select(["account_id", "followers_count", "following_count", "statuses_count", "last_status_at"])
           .where("account_id", "in", missing)
           .execute();
+  const remoteEmojis = await remoteEmojisUsed(
+    rt.db,
+    [...found.values(), ...moved.values()].map((row) => ({ domain: row.domain, texts: profileTexts(row) })),
+  );
   const counters = new Map<string, AccountCounters>([
     ...(known ?? []),
     ...stats.map((s) => [s.account_id, { ...s, last_status_at: day(s.last_status_at) }] as const),
@@ -95,7 +116,7 @@ export async function loadAccountViews(
     row,
     counters: counters.get(row.id) ?? null,
     moved: next,
-    emojis: accountEmojis(emojis, row),
+    emojis: accountEmojis(emojis, row, remoteEmojis),
     role: row.role_id === null ? null : roleOf(row.role_id),
   });
   const out = new Map<string, AccountView>();
@@ -117,7 +138,7 @@ export async function loadAccountView(rt: Runtime, id: string): Promise<AccountV
 export interface CredentialView {
   /** Read fresh: the owner has just changed it, perhaps. */
   row: AccountRow;
-  emojis: CustomEmoji[];
+  emojis: (CustomEmoji | RemoteEmoji)[];
   settings: UserSettings;
   role: UserRole;
   /** Counted up to 40, as Mastodon counts them. */

@@ -43,12 +43,12 @@ export function localEmojis(rt: Runtime): Promise<Map<string, CustomEmoji>> {
   });
 }
 
-/** The emojis of `emojis` (localEmojis) that `texts` use, in the order first used. */
-export function emojisIn(emojis: ReadonlyMap<string, CustomEmoji>, ...texts: string[]): CustomEmoji[] {
-  if (emojis.size === 0) return [];
+/** The emojis of `emojis` (by shortcode: localEmojis, or one server's remote ones) that `texts` use, in the order first used. */
+export function emojisIn<T>(emojis: ReadonlyMap<string, T> | undefined, ...texts: string[]): T[] {
+  if (!emojis || emojis.size === 0) return [];
   return shortcodesIn(...texts)
     .map((s) => emojis.get(s))
-    .filter((e): e is CustomEmoji => e !== undefined);
+    .filter((e): e is T => e !== undefined);
 }
 
 export interface NewEmoji {

@@ -4,7 +4,6 @@
 // `resolve` answers what it names, asking its server for it when it is not known here yet; so is a
 // `user@domain` of another server with `resolve`.
 import { ApiError } from "../../domain/errors.ts";
-import { resolveRemoteAccount, resolveUrl } from "../../federation/resolve.ts";
 import type { Runtime } from "../../runtime.ts";
 import { isLocalDomain } from "../accounts/accounts.ts";
 import { searchAccounts } from "../accounts/search.ts";
@@ -63,10 +62,10 @@ export async function search(rt: Runtime, viewerId: string | null, s: Search): P
   if (s.resolve && /^https?:\/\/\S+$/i.test(q)) {
     const known = await knownByUrl(rt, viewerId, q);
     if (known.accounts.length > 0 || known.statuses.length > 0) return known;
-    return (await resolveUrl(rt, q)) ? knownByUrl(rt, viewerId, q) : known;
+    return (await rt.remote.url(rt, q)) ? knownByUrl(rt, viewerId, q) : known;
   }
   const handle = REMOTE_HANDLE.exec(q);
-  if (s.resolve && handle && !isLocalDomain(rt, handle[2])) await resolveRemoteAccount(rt, handle[1], handle[2]);
+  if (s.resolve && handle && !isLocalDomain(rt, handle[2])) await rt.remote.account(rt, handle[1], handle[2]);
   const wanted = (type: SearchType) => s.type === undefined || s.type === "" || s.type === type;
   const lone = !q.includes(" ");
   const none = Promise.resolve([]);

@@ -1,7 +1,6 @@
 // Turning "@name" and "@name@domain" in text into known accounts, for rendering and for statuses.
 import type { MentionRef, ResolvedMention } from "../../domain/text/index.ts";
 import { mentionKey } from "../../domain/text/index.ts";
-import { resolveRemoteAccount } from "../../federation/resolve.ts";
 import type { Runtime } from "../../runtime.ts";
 
 /** Remote mentions of a post looked up on their servers when unknown here; more are left as text. */
@@ -34,7 +33,7 @@ export async function resolveMentions(rt: Runtime, refs: MentionRef[]): Promise<
   if (unknown.length > 0) {
     const asked = unknown.slice(0, MAX_RESOLVED_PER_POST);
     const resolved = await Promise.all(
-      asked.map((r) => resolveRemoteAccount(rt, r.username, r.domain!).catch(() => null)),
+      asked.map((r) => rt.remote.account(rt, r.username, r.domain!).catch(() => null)),
     );
     if (resolved.some((id) => id !== null)) rows = await known();
   }

@@ -14,6 +14,7 @@ import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type AccountView, loadAccountViews } from "../accounts/views.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
+import { type RemoteEmoji, remoteEmojisUsed } from "../emojis/remote_emojis.ts";
 import { activeFilters } from "../filters/active.ts";
 import { loadMediaByStatus, type MediaRow } from "../media/rows.ts";
 import { throughCache, viewCaches } from "../view_caches.ts";
@@ -71,7 +72,7 @@ export interface StatusView {
   /** Null for an anonymous viewer. */
   viewer: ViewerState | null;
   /** The custom emojis its text and content warning use. */
-  emojis: CustomEmoji[];
+  emojis: (CustomEmoji | RemoteEmoji)[];
 }
 
 export interface LoadOptions {
@@ -193,6 +194,11 @@ export async function loadStatusViews(
     localEmojis(rt),
   ]);
   const accounts = await loadAccountViews(rt, authorIds, live.accounts);
+  const domainOf = (row: { account_id: string }) => accounts.get(row.account_id)?.row.domain ?? null;
+  const remoteEmojis = await remoteEmojisUsed(
+    rt.db,
+    rows.filter((r) => !r.local).map((r) => ({ domain: domainOf(r), texts: [r.spoiler_text, r.content] })),
+  );
   const { flags } = live;
 
   const view = (shared: StatusShared, reblog: StatusView | null): StatusView => {
@@ -223,7 +229,9 @@ export async function loadStatusViews(
       poll: row.poll_id ? (polls.get(row.poll_id) ?? null) : null,
       reblog,
       viewer,
-      emojis: emojisIn(emojis, row.spoiler_text, row.content),
+      emojis: row.local
+        ? emojisIn(emojis, row.spoiler_text, row.content)
+        : emojisIn(remoteEmojis.get(domainOf(row) ?? ""), row.spoiler_text, row.content),
     };
   };
 

@@ -5,7 +5,7 @@
 // the search index, and the jobs that follow (fan-out, notifications).
 import { type Selectable, sql } from "kysely";
 import type { Db } from "../../db/index.ts";
-import type { EditedMedia, MediaType, StatusesTable, Visibility } from "../../db/schema.ts";
+import type { EditedMedia, MediaMeta, MediaType, StatusesTable, Visibility } from "../../db/schema.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { setStatusMedia } from "../media/attach.ts";
@@ -20,6 +20,9 @@ export interface RemoteMedia {
   contentType: string | null;
   description: string | null;
   type: MediaType;
+  /** Its size and focal point, as its server gave them. */
+  meta: MediaMeta;
+  blurhash: string | null;
 }
 
 /** A status ready to be stored: its text rendered (local) or sanitized (remote), its accounts known. */
@@ -135,9 +138,9 @@ async function addRemoteMedia(db: Db, s: ParsedStatus, at: Date): Promise<void> 
         preview_key: null,
         content_type: m.contentType,
         file_size: 0,
-        meta: JSON.stringify({}),
+        meta: JSON.stringify(m.meta),
         description: m.description,
-        blurhash: null,
+        blurhash: m.blurhash,
         remote_url: m.url,
         created_at: at,
         updated_at: at,
