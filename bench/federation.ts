@@ -1,24 +1,34 @@
 // The federation benchmark (`npx node bench/federation.ts`), in two parts:
-//  1. inbox ingest: BENCH_CREATES (2,000 by default) signed Create(Note) activities from 50 remote
-//     actors that a local account follows (so their keys are known and each post goes to a home
-//     feed), posted 50 at a time to the shared inbox; how many the inbox accepts per second, and
-//     how many per second are done (their jobs drained) counting from the first request;
+//  1. inbox ingest, against `rookery serve` started as its own process in its default
+//     configuration (web threads take the requests, the main thread's job worker drains the
+//     jobs): BENCH_CREATES (2,000 by default) Create(Note) activities from 50 remote actors that
+//     a local account follows (so their keys are known and each post goes to a home feed), signed
+//     beforehand and posted 50 at a time to the shared inbox from a thread of this process. It
+//     reports how many per second the inbox accepts (202s over the posting time), how many per
+//     second are done (every status stored and no job left, counting from the first request), and
+//     the server process's CPU time per activity (/proc/PID/stat);
 //  2. delivery: one post of an account with 1,000 followers spread over 100 loopback servers;
 //     how many deliveries arrive (one per server's shared inbox, not one per follower) and when the
-//     last one does.
-// The ingest is run twice: once with the job worker running (the rates above), and once in two
-// steps (the worker stopped while the requests arrive, then started to drain them), which gives the
-// server's CPU time per accepted request and per drained activity (with every job it leads to).
-// SQLite by default; TEST_DATABASE_URL=postgres://… for PostgreSQL. The server, its job worker and
-// the stand-in remote servers share this one process; the load runs in a thread of its own, signed
-// beforehand, and its CPU time is not counted as the server's. BENCH_PARTS=ingest runs the ingest only.
+//     last one does. This part runs the server in this process.
+// The stand-in remote servers live in this process. SQLite by default; BENCH_DATABASE_URL (an
+// admin URL: a throwaway database is made on it) runs the ingest on PostgreSQL, and
+// TEST_DATABASE_URL the delivery part. BENCH_PARTS=ingest runs the ingest only.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { dispatcher } from "../src/jobs/handlers.ts";
+import { loadConfig } from "../src/config.ts";
+import { type Db, openDatabase } from "../src/db/index.ts";
+import { configureLogging } from "../src/log.ts";
+import { createRuntime } from "../src/runtime.ts";
+import { createLocalUser } from "../src/services/accounts/accounts.ts";
+import { createApplication } from "../src/services/auth/apps.ts";
+import { issueToken } from "../src/services/auth/tokens.ts";
 import { loadActivity } from "../test/activity_fixtures.ts";
 import { type RemoteServer, signedPostHeaders, startRemoteServer } from "../test/remote_actors.ts";
-import { startServer, type TestServer, type TestUser } from "../test/rig.ts";
+import { startServer } from "../test/rig.ts";
 import type { SignedRequest } from "./inbox_load.ts";
-import { log } from "./lib.ts";
+import { cpuMs, freePort, log, postgresDatabase, serverEnv, startRookery, stopRookery } from "./lib.ts";
 import { pool } from "./pool.ts";
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
@@ -34,7 +44,7 @@ async function post(url: string, activity: unknown, remote: RemoteServer, userna
   return res.status;
 }
 
-function fill(server: TestServer, remote: RemoteServer, username: string) {
+function fill(serverUrl: string, remote: RemoteServer, username: string) {
   const actor = remote.actor(username);
   return {
     actor: actor.id,
@@ -42,132 +52,197 @@ function fill(server: TestServer, remote: RemoteServer, username: string) {
     actor_username: username,
     origin: remote.origin,
     host: remote.host,
-    target: `${server.url}/users/alice`,
+    target: `${serverUrl}/users/alice`,
   };
 }
 
-/** `alice` follows `username` of `remote`, which accepts. */
-async function followRemote(server: TestServer, alice: TestUser, remote: RemoteServer, username: string) {
-  const res = await server.get("/api/v1/accounts/lookup", {
-    token: alice.token,
-    query: { acct: `${username}@${remote.host}` },
+/** Until no job is due within a minute (later ones are housekeeping), looking every 50 ms. */
+async function drained(db: Db, done: () => Promise<boolean> = async () => true): Promise<void> {
+  for (;;) {
+    const job = await db
+      .selectFrom("jobs")
+      .select("id")
+      .where("failed_at", "is", null)
+      .where("run_at", "<=", new Date(Date.now() + 60_000))
+      .executeTakeFirst();
+    if (!job && (await done())) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Makes the 50 actors known to the server as a real exchange does: each follows alice (so the
+ * server fetches and stores the actor and its key), and alice follows each back, which it accepts.
+ */
+async function seedFollows(serverUrl: string, db: Db, token: string, remote: RemoteServer, names: string[]) {
+  await pool(
+    names.map((name) => () => {
+      const follow = loadActivity("mastodon/follow", fill(serverUrl, remote, name));
+      follow.id = `${remote.actor(name).id}#follows/alice`;
+      return post(`${serverUrl}/inbox`, follow, remote, name);
+    }),
+    10,
+  );
+  await drained(db);
+  for (const name of names) {
+    const lookup = await fetch(`${serverUrl}/api/v1/accounts/lookup?acct=${name}@${remote.host}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const account = (await lookup.json()) as { id?: string };
+    if (!account.id) throw new Error(`lookup of ${name}: ${JSON.stringify(account)}`);
+    const followed = await fetch(`${serverUrl}/api/v1/accounts/${account.id}/follow`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (followed.status !== 200) throw new Error(`follow of ${name}: ${await followed.text()}`);
+  }
+  await drained(db);
+  for (const name of names) {
+    const follow = remote.deliveries
+      .map((d) => JSON.parse(d.body))
+      .find((a) => a.type === "Follow" && a.object === remote.actor(name).id);
+    if (!follow) throw new Error(`no Follow of ${name} was delivered`);
+    const accept = loadActivity("mastodon/accept_follow", { ...fill(serverUrl, remote, name), our_follow: follow.id });
+    accept.id = `${remote.actor(name).id}#accepts/${follow.id}`;
+    await post(`${serverUrl}/inbox`, accept, remote, name);
+  }
+  await drained(db);
+}
+
+/** Posts the requests from a thread of its own, so that the load does not share the server's cores' accounting. */
+async function send(requests: SignedRequest[]): Promise<number> {
+  const worker = new Worker(new URL("./inbox_load.ts", import.meta.url), {
+    workerData: { requests, concurrency: CONCURRENCY },
   });
-  if (res.status !== 200) throw new Error(`lookup: ${res.text}`);
-  await server.post(`/api/v1/accounts/${res.body.id}/follow`, { token: alice.token });
-  await server.settle();
-  const follow = remote.deliveries
-    .map((d) => JSON.parse(d.body))
-    .find((a) => a.type === "Follow" && a.object === remote.actor(username).id);
-  if (!follow) throw new Error("no Follow was delivered");
-  const accept = loadActivity("mastodon/accept_follow", { ...fill(server, remote, username), our_follow: follow.id });
-  accept.id = `${remote.actor(username).id}#accepts/${follow.id}`;
-  await post(`${server.url}/inbox`, accept, remote, username);
+  const done = await new Promise<{ statuses: number[] }>((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
+  await worker.terminate();
+  return done.statuses.filter((s) => s !== 202).length;
+}
+
+async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
+  const port = await freePort();
+  const serverUrl = `http://127.0.0.1:${port}`;
+  const env = { ...serverEnv(port, dataDir, databaseUrl), ALLOW_PRIVATE_ADDRESSES: "true", RATE_LIMITS: "off" };
+  const remote = await startRemoteServer();
+  const names = Array.from({ length: 50 }, (_, i) => `poster${i}`);
+  let child = null;
+  let conn = null;
+  try {
+    // The local account and its token go straight into the database, before the server starts.
+    const rt = await createRuntime(loadConfig(env), { sqliteCheckpoints: false });
+    const app = await createApplication(rt, {
+      name: "bench",
+      redirectUris: ["urn:ietf:wg:oauth:2.0:oob"],
+      scopes: ["read", "write", "follow"],
+    });
+    const alice = await createLocalUser(rt, {
+      username: "alice",
+      email: "alice@example.test",
+      password: "correct horse battery staple",
+      roleId: null,
+    });
+    const { token } = await issueToken(rt, {
+      applicationId: app.id,
+      userId: alice.userId,
+      scopes: ["read", "write", "follow"],
+    });
+    await rt.close();
+
+    child = await startRookery(env, port);
+    conn = await openDatabase(databaseUrl, { sqliteCheckpoints: false, poolSize: 1 });
+    const db = conn.db;
+    await seedFollows(serverUrl, db, token, remote, names);
+
+    const inbox = `${serverUrl}/inbox`;
+    const requests: SignedRequest[] = Array.from({ length: CREATES }, (_, i) => {
+      const name = names[i % names.length];
+      const actor = remote.actor(name).id;
+      const id = `${actor}/statuses/${100000 + i}`;
+      const note = {
+        id,
+        type: "Note",
+        attributedTo: actor,
+        content: `<p>post number ${i}</p>`,
+        published: new Date().toISOString(),
+        to: [PUBLIC],
+        cc: [`${actor}/followers`],
+      };
+      const activity = {
+        "@context": "https://www.w3.org/ns/activitystreams",
+        id: `${id}/activity`,
+        type: "Create",
+        actor,
+        to: note.to,
+        cc: note.cc,
+        object: note,
+      };
+      const body = JSON.stringify(activity);
+      return { url: inbox, headers: signedPostHeaders(remote.actor(name), inbox, body, "draft-cavage"), body };
+    });
+    const stored = async () => {
+      const row = await db
+        .selectFrom("statuses")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("local", "=", false)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    };
+
+    const cpuStarted = cpuMs(child.pid!);
+    const started = performance.now();
+    const refused = await send(requests);
+    const acceptedAt = performance.now();
+    const cpuAccepted = cpuMs(child.pid!);
+    await drained(db, async () => (await stored()) >= CREATES - refused);
+    const drainedAt = performance.now();
+    const cpuDrained = cpuMs(child.pid!);
+    const home = await fetch(`${serverUrl}/api/v1/timelines/home?limit=40`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const shown = ((await home.json()) as unknown[]).length;
+
+    const secs = (ms: number) => (ms / 1000).toFixed(2);
+    const accepted = CREATES - refused;
+    console.log(
+      `Inbox ingest (${databaseUrl.startsWith("sqlite") ? "sqlite" : "postgres"}), rookery serve as its own process`,
+    );
+    console.log(`  ${CREATES} signed Create(Note) from ${names.length} followed actors, ${CONCURRENCY} at a time`);
+    console.log(
+      `  accepted ${accepted} (${refused} refused) in ${secs(acceptedAt - started)} s: ${Math.round(accepted / ((acceptedAt - started) / 1000))}/s accepted (target: 500/s)`,
+    );
+    console.log(
+      `  all done ${secs(drainedAt - started)} s after the first request: ${Math.round(accepted / ((drainedAt - started) / 1000))}/s drained; ${await stored()} statuses stored, home feed shows ${shown} of its first 40`,
+    );
+    console.log(
+      `  server CPU: ${((cpuDrained - cpuStarted) / accepted).toFixed(2)} ms per activity in all (${((cpuAccepted - cpuStarted) / accepted).toFixed(2)} ms of it while the requests came in)`,
+    );
+  } finally {
+    await conn?.close();
+    await stopRookery(child);
+    await remote.close();
+  }
 }
 
 async function ingest(): Promise<void> {
-  const server = await startServer({ env: { ALLOW_PRIVATE_ADDRESSES: "true" } });
-  const remote = await startRemoteServer();
+  await configureLogging("warn");
+  const dataDir = mkdtempSync(join(tmpdir(), "rookery-bench-federation-"));
   try {
-    const alice = await server.user("alice");
-    const names = Array.from({ length: 50 }, (_, i) => `poster${i}`);
-    // Each actor makes itself known (a follow of alice) and alice follows it back.
-    for (const name of names) {
-      const follow = loadActivity("mastodon/follow", fill(server, remote, name));
-      follow.id = `${remote.actor(name).id}#follows/alice`;
-      await post(`${server.url}/inbox`, follow, remote, name);
+    await ingestOn(`sqlite:${join(dataDir, "rookery.sqlite")}`, dataDir);
+    const admin = process.env.BENCH_DATABASE_URL;
+    const pg = admin ? await postgresDatabase(admin) : null;
+    if (admin && !pg) log(`(no PostgreSQL at ${admin}; its run is left out)`);
+    if (pg) {
+      try {
+        await ingestOn(pg.url, dataDir);
+      } finally {
+        await pg.drop();
+      }
     }
-    await server.settle();
-    for (const name of names) await followRemote(server, alice, remote, name);
-    await server.settle();
-
-    const inbox = `${server.url}/inbox`;
-    /** `CREATES` Create(Note) activities, signed now; `batch` keeps the ids of each run apart. */
-    const signed = (batch: number): SignedRequest[] =>
-      Array.from({ length: CREATES }, (_, i) => {
-        const name = names[i % names.length];
-        const actor = remote.actor(name).id;
-        const id = `${actor}/statuses/${batch}${100000 + i}`;
-        const note = {
-          id,
-          type: "Note",
-          attributedTo: actor,
-          content: `<p>post number ${i}</p>`,
-          published: new Date().toISOString(),
-          to: [PUBLIC],
-          cc: [`${actor}/followers`],
-        };
-        const activity = {
-          "@context": "https://www.w3.org/ns/activitystreams",
-          id: `${id}/activity`,
-          type: "Create",
-          actor,
-          to: note.to,
-          cc: note.cc,
-          object: note,
-        };
-        const body = JSON.stringify(activity);
-        return { url: inbox, headers: signedPostHeaders(remote.actor(name), inbox, body, "draft-cavage"), body };
-      });
-    /** Posts the requests from a thread of its own; the server's CPU time is the process's less the thread's. */
-    const send = async (requests: SignedRequest[]) => {
-      const cpu = process.cpuUsage();
-      const worker = new Worker(new URL("./inbox_load.ts", import.meta.url), {
-        workerData: { requests, concurrency: CONCURRENCY },
-      });
-      const done = await new Promise<{ statuses: number[]; cpuMicros: number }>((resolve, reject) => {
-        worker.once("message", resolve);
-        worker.once("error", reject);
-      });
-      await worker.terminate();
-      const used = process.cpuUsage(cpu);
-      return {
-        refused: done.statuses.filter((s) => s !== 202).length,
-        serverMicros: used.user + used.system - done.cpuMicros,
-        loadMicros: done.cpuMicros,
-      };
-    };
-    const perActivity = (micros: number) => `${(micros / 1000 / CREATES).toFixed(2)} ms`;
-    log(`inbox: ${CREATES} signed Create(Note) from ${names.length} followed actors, ${CONCURRENCY} at a time`);
-
-    // Throughput: requests and jobs at once, as a busy server has them.
-    const first = signed(1);
-    const started = performance.now();
-    const cpuStarted = process.cpuUsage();
-    const sent = await send(first);
-    const accepted = performance.now();
-    await server.settle();
-    const drained = performance.now();
-    const cpuAll = process.cpuUsage(cpuStarted);
-    const stored = await server.rt.db
-      .selectFrom("statuses")
-      .select((eb) => eb.fn.countAll().as("n"))
-      .where("local", "=", false)
-      .executeTakeFirstOrThrow();
-    const home = await server.get("/api/v1/timelines/home", { token: alice.token, query: { limit: "40" } });
-    log(
-      `  accepted ${CREATES - sent.refused} (${sent.refused} refused) in ${((accepted - started) / 1000).toFixed(2)} s: ${Math.round((CREATES - sent.refused) / ((accepted - started) / 1000))}/s accepted`,
-    );
-    log(
-      `  all jobs done ${((drained - started) / 1000).toFixed(2)} s after the first request: ${Math.round(CREATES / ((drained - started) / 1000))}/s drained; ${stored.n} statuses stored, home feed shows ${home.body.length} of its first 40`,
-    );
-    log(
-      `  server CPU per activity, accepted and drained: ${perActivity(cpuAll.user + cpuAll.system - sent.loadMicros)}`,
-    );
-
-    // CPU per activity: the requests with the worker stopped, then the jobs alone.
-    const second = signed(2);
-    await server.rt.queue.stop();
-    const acceptOnly = await send(second);
-    const cpuDrain = process.cpuUsage();
-    await server.rt.queue.start(dispatcher(server.rt));
-    await server.settle();
-    const drainUsed = process.cpuUsage(cpuDrain);
-    log(
-      `  server CPU per activity: ${perActivity(acceptOnly.serverMicros)} to accept it, ${perActivity(drainUsed.user + drainUsed.system)} to drain its jobs (${acceptOnly.refused} refused)`,
-    );
   } finally {
-    await server.close();
-    await remote.close();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -181,7 +256,7 @@ async function delivery(): Promise<void> {
     const follows = remotes.flatMap((remote) =>
       Array.from({ length: 10 }, (_, j) => () => {
         const name = `follower${j}`;
-        const follow = loadActivity("mastodon/follow", fill(server, remote, name));
+        const follow = loadActivity("mastodon/follow", fill(server.url, remote, name));
         follow.id = `${remote.actor(name).id}#follows/alice`;
         return post(`${server.url}/users/alice/inbox`, follow, remote, name);
       }),

@@ -292,20 +292,29 @@ export class Queue {
   /** Resolves when no due job is waiting and none is running (tests use it to let side effects land). */
   async idle(): Promise<void> {
     for (;;) {
-      if (this.#running.size === 0 && !this.#pumping && !(await this.#hasDue())) return;
+      if (this.#running.size === 0 && !this.#pumping && !(await this.#hasWork())) return;
       await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
     }
   }
 
-  /** Whether a job is due and free to claim (one under another's lease is not). */
-  async #hasDue(): Promise<boolean> {
+  /**
+   * Whether a job is due and free to claim, or claimed by this queue. A job under another's lease
+   * does not count. The ones this queue holds do: the pump may claim a job while this query is on
+   * its way (on PostgreSQL they run on separate connections), and that job, no longer free, is not
+   * in `#running` yet when the query began.
+   */
+  async #hasWork(): Promise<boolean> {
     const now = new Date();
     const row = await this.#db
       .selectFrom("jobs")
       .select("id")
       .where("failed_at", "is", null)
-      .where("run_at", "<=", now)
-      .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", now)]))
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("run_at", "<=", now), eb.or([eb("locked_until", "is", null), eb("locked_until", "<", now)])]),
+          eb.and([eb("locked_by", "=", this.holder), eb("locked_until", ">=", now)]),
+        ]),
+      )
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
