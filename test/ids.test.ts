@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { Worker } from "node:worker_threads";
 import { idAt, idFloor, idTime, isId, newId } from "../src/domain/ids.ts";
 
 test("ids are decimal strings that strictly increase within a process", () => {
@@ -7,6 +8,37 @@ test("ids are decimal strings that strictly increase within a process", () => {
   for (let i = 1; i < ids.length; i++) assert.ok(BigInt(ids[i]) > BigInt(ids[i - 1]), `${ids[i]} > ${ids[i - 1]}`);
   assert.equal(new Set(ids).size, 5000);
   assert.match(ids[0], /^[1-9][0-9]{17,18}$/);
+});
+
+test("twenty threads making ids at once: every id distinct, one tag per thread (web threads insert concurrently)", async () => {
+  const threads = 20;
+  const perThread = 2000;
+  const tagOf = (id: string) => Number((BigInt(id) >> 10n) & 63n);
+  const mine = newId();
+  const code = `
+    const { parentPort } = require("node:worker_threads");
+    import(${JSON.stringify(new URL("../src/domain/ids.ts", import.meta.url).href)}).then(({ newId }) => {
+      const ids = [];
+      for (let i = 0; i < ${perThread}; i++) ids.push(newId());
+      parentPort.postMessage(ids);
+    });`;
+  const batches = await Promise.all(
+    Array.from(
+      { length: threads },
+      () =>
+        new Promise<string[]>((resolve, reject) => {
+          const worker = new Worker(code, { eval: true });
+          worker.once("message", (ids: string[]) => {
+            resolve(ids);
+            void worker.terminate();
+          });
+          worker.once("error", reject);
+        }),
+    ),
+  );
+  assert.equal(new Set(batches.flat()).size, threads * perThread);
+  assert.equal(new Set([tagOf(mine), ...batches.map((ids) => tagOf(ids[0]))]).size, threads + 1);
+  for (const ids of batches) assert.equal(new Set(ids.map(tagOf)).size, 1);
 });
 
 test("an id carries its creation time in its high bits", () => {

@@ -1,16 +1,22 @@
 // Mastodon-style snowflake ids: milliseconds since the epoch shifted left 16 bits, plus 16 low bits.
-// The low bits are a 6-bit process tag and a 10-bit sequence, so ids from one process strictly
-// increase and ids made by several processes in the same millisecond rarely meet (a unique
-// constraint catches the rest). Ids are strings everywhere outside the database.
+// The low bits are a 6-bit tag and a 10-bit sequence, so ids from one thread strictly increase.
+// The threads of a process take consecutive tags from one random base (web threads inherit it
+// through the environment), so that no two of them can make the same id; ids made by several
+// processes in the same millisecond rarely meet (a unique constraint catches the rest). Ids are
+// strings everywhere outside the database.
+import { threadId } from "node:worker_threads";
 
 const SEQUENCE_BITS = 10n;
 const SEQUENCE_MAX = (1 << 10) - 1;
-const processTag = BigInt(Math.floor(Math.random() * 64)) << SEQUENCE_BITS;
+const TAGS = 64;
+const BASE_VARIABLE = "ROOKERY_ID_TAG_BASE";
+process.env[BASE_VARIABLE] ??= String(Math.floor(Math.random() * TAGS));
+const processTag = BigInt((Number(process.env[BASE_VARIABLE]) + threadId) % TAGS) << SEQUENCE_BITS;
 
 let lastMs = 0;
 let sequence = 0;
 
-/** A new id, strictly greater than every id this process made before. */
+/** A new id, strictly greater than every id this thread made before. */
 export function newId(): string {
   let ms = Date.now();
   if (ms <= lastMs) {
