@@ -4,7 +4,7 @@
 // keeps glibc from giving every thread its own 64 MB arenas of native memory.
 import { getCompileCacheDir } from "node:module";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.ts";
-import { HEAP_GROWING_PERCENT, heapLimits, SEMI_SPACE_MB } from "./memory.ts";
+import { HEAP_GROWING_PERCENT, heapLimits } from "./memory.ts";
 
 const SERVER_COMMANDS = new Set(["serve", "web", "worker"]);
 
@@ -13,18 +13,19 @@ export function relaunchWithinLimits(command: string): void {
   const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ");
   if (process.env.ROOKERY_HEAP_LIMITS || /max-old-space-size|max-semi-space-size/.test(given)) return;
   loadDotEnv();
-  let memory: ReturnType<typeof loadConfig>["memory"];
+  let config: ReturnType<typeof loadConfig>;
   try {
-    memory = loadConfig().memory;
+    config = loadConfig();
   } catch (error) {
     // The command itself reports a configuration error.
     if (error instanceof ConfigError) return;
     throw error;
   }
   const compileCache = getCompileCacheDir();
+  const limits = heapLimits(config.memory, config.webThreads);
   const flags = [
-    `--max-old-space-size=${heapLimits(memory).mainOldMb}`,
-    `--max-semi-space-size=${SEMI_SPACE_MB}`,
+    `--max-old-space-size=${limits.mainOldMb}`,
+    `--max-semi-space-size=${limits.mainSemiMb}`,
     `--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
     // For releaseStartupMemory, once each thread has started.
     "--expose-gc",

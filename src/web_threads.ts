@@ -67,7 +67,7 @@ export async function startWebThreads(
     new Promise<Worker>((resolve, reject) => {
       const thread = new Worker(new URL(import.meta.url), {
         workerData: data,
-        resourceLimits: heapLimits(config.memory).thread,
+        resourceLimits: heapLimits(config.memory, config.webThreads).thread,
       });
       const born = Date.now();
       let ready = false;

@@ -64,14 +64,18 @@ test("web threads: one per core (at most 4), leaving a core to PostgreSQL on the
 test("memory: MEMORY_LIMIT shares out the heap limits; out-of-range settings are refused", () => {
   const { memory } = loadConfig({});
   assert.deepEqual(memory, { limitMb: 512, shedAt: 0.9, renderCacheEntries: 5000, sqliteCacheMb: 8, sqliteMmapMb: 0 });
-  assert.deepEqual(heapLimits(memory), {
+  assert.deepEqual(heapLimits(memory, 2), {
     mainOldMb: 205,
+    mainSemiMb: 8,
     thread: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 24 },
   });
-  assert.deepEqual(heapLimits(loadConfig({ MEMORY_LIMIT: "2048" }).memory), {
+  assert.deepEqual(heapLimits(loadConfig({ MEMORY_LIMIT: "2048" }).memory, 2), {
     mainOldMb: 819,
+    mainSemiMb: 8,
     thread: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 24 },
   });
+  assert.equal(heapLimits(memory, 1).mainSemiMb, 32, "a thread serving alone has the others' young generation");
+  assert.equal(heapLimits(loadConfig({ MEMORY_LIMIT: "256" }).memory, 1).mainSemiMb, 8);
   assert.equal(threadsThatFit(200), 1);
   assert.equal(threadsThatFit(310), 2);
   assert.throws(() => loadConfig({ MEMORY_LIMIT: "64" }), /MEMORY_LIMIT/);
