@@ -18,15 +18,6 @@ export const SEMI_SPACE_MB = 8;
  * of the difference being scavenges of the requests in flight.
  */
 const ALONE_SEMI_SPACE_MB = 32;
-/**
- * How much a heap may grow past what a full collection left before the next one: 2×. Under old
- * generation limits of a few hundred MB V8 grows it by only about 1.35×, which leaves less room than
- * the young generation could promote, so marking started again right after each collection while
- * uploads came in: a 4 MB photo uploaded cost the process about 35 ms more CPU than it does with
- * this (bench/media.ts), most of it in the collector's threads. The limits above still bound every heap.
- */
-export const HEAP_GROWING_PERCENT = 100;
-
 /** How many web threads (the main one included) MEMORY_LIMIT holds. */
 export function threadsThatFit(limitMb: number): number {
   return 1 + Math.max(0, Math.floor((limitMb - MAIN_THREAD_MB) / WEB_THREAD_MB));

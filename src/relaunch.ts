@@ -4,7 +4,7 @@
 // keeps glibc from giving every thread its own 64 MB arenas of native memory.
 import { getCompileCacheDir } from "node:module";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.ts";
-import { HEAP_GROWING_PERCENT, heapLimits } from "./memory.ts";
+import { heapLimits } from "./memory.ts";
 
 const SERVER_COMMANDS = new Set(["serve", "web", "worker"]);
 
@@ -26,7 +26,6 @@ export function relaunchWithinLimits(command: string): void {
   const flags = [
     `--max-old-space-size=${limits.mainOldMb}`,
     `--max-semi-space-size=${limits.mainSemiMb}`,
-    `--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
     // For releaseStartupMemory, once each thread has started.
     "--expose-gc",
   ];
