@@ -141,7 +141,7 @@ function listedShape(dialect: Dialect, lengths: Record<List, number>, withViewer
  * keeping only statuses the viewer may see now (`visible`, with the viewer's placeholders to
  * fill): the feed was filled by the same rule, and this re-checks what may have changed since
  * (blocks, domain blocks, deletions, suspensions, follows ended) in the same statement, so that a
- * page is never cut short.
+ * page is never cut short. The check reads the entry's own columns (visibleEntry), not its status.
  */
 function pageRows(b: ShapeBuilder, plan: PagePlan, columns: string, visible: string[]): string {
   // Parameters in the order the text uses them: SQLite's `?` are numbered by position.
@@ -160,7 +160,8 @@ function pageRows(b: ShapeBuilder, plan: PagePlan, columns: string, visible: str
 /**
  * A page of a feed with `i,id` entries for its rows, on PostgreSQL. The statuses are the rows and
  * the statuses they boost, and the accounts their authors: feed entries hold all of these, so the
- * statuses table is not read (only for muted threads, and only when the viewer mutes any).
+ * statuses table is read only through the visibility check's index of exceptions (and for muted
+ * threads, when the viewer mutes any).
  */
 function feedShape(plan: PagePlan, visible: string[]): Shape {
   const b = new ShapeBuilder("postgres");
