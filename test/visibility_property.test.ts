@@ -125,6 +125,9 @@ async function build(server: TestServer, seed: number): Promise<World> {
       if (r.chance(0.15)) await act(u, "/api/v1/domain_blocks", { domain: r.pick(["a.example", "b.example"]) });
       if (r.chance(0.2)) {
         const own = await server.get(`/api/v1/accounts/${u.accountId}/statuses`, { token: u.token });
+        // An undone boost is deleted outright, unlike a status.
+        const boost = own.body.find((s: { reblog: unknown }) => s.reblog !== null);
+        if (boost && r.chance(0.5)) await act(u, `/api/v1/statuses/${boost.reblog.id}/unreblog`);
         const original = own.body.find((s: { reblog: unknown }) => s.reblog === null);
         if (original) {
           const action = r.chance(0.5) ? "delete" : "edit";

@@ -18,6 +18,12 @@ export function blockedEitherWay(viewer: Expr, account: Expr) {
     or exists (select 1 from blocks vb where vb.account_id = ${account} and vb.target_account_id = ${viewer}))`;
 }
 
+/** The viewer blocks no one and no one blocks them: asked once per statement where `viewer` is a value. */
+function blocksNobody(viewer: Expr) {
+  return sql<boolean>`(not exists (select 1 from blocks where account_id = ${viewer})
+    and not exists (select 1 from blocks where target_account_id = ${viewer}))`;
+}
+
 /**
  * The status itself (not what it boosts) is one the viewer may see: live, by an author who is not
  * suspended, blocked either way or on a domain the viewer blocks, and addressed to the viewer
@@ -39,14 +45,12 @@ function statusItself(viewer: Expr | null, status: string, depth: number) {
   const live = sql`${s}.deleted_at is null and exists (
     select 1 from accounts ${author} where ${author}.id = ${s}.account_id and ${author}.suspended_at is null ${domainBlocked})`;
   if (!viewer) return sql<boolean>`(${live} and ${s}.visibility in ('public', 'unlisted'))`;
-  const blocksNobody = sql`(not exists (select 1 from blocks where account_id = ${viewer})
-    and not exists (select 1 from blocks where target_account_id = ${viewer}))`;
   return sql<boolean>`(${live} and (${s}.account_id = ${viewer} or (
     (${s}.visibility in ('public', 'unlisted')
      or (${s}.visibility = 'private' and exists (
            select 1 from follows vf where vf.account_id = ${viewer} and vf.target_account_id = ${s}.account_id))
      or exists (select 1 from status_mentions vm where vm.status_id = ${s}.id and vm.account_id = ${viewer}))
-    and (${blocksNobody} or not ${blockedEitherWay(viewer, sql.ref(`${status}.account_id`))}))))`;
+    and (${blocksNobody(viewer)} or not ${blockedEitherWay(viewer, sql.ref(`${status}.account_id`))}))))`;
 }
 
 /** The viewer may see `status`: it and, for a boost, the boosted status (canSee for both). */
@@ -54,6 +58,37 @@ export function visibleTo(viewer: Expr | null, status = "s") {
   const s = sql.raw(status);
   return sql<boolean>`(${statusItself(viewer, status, 0)} and (${s}.reblog_of_id is null or exists (
     select 1 from statuses vo where vo.id = ${s}.reblog_of_id and ${statusItself(viewer, "vo", 1)})))`;
+}
+
+/**
+ * visibleTo for the status a `feed_entries` row (alias `entry`) names, decided from the entry's own
+ * columns: its status and author and, for a boost, the boosted status and its author. Both
+ * statuses are asked at once, each condition in one lookup: PostgreSQL sets up every table a
+ * statement names on each run, which cost a feed page more than the lookups themselves. The
+ * statuses are read through a partial index of the exceptions (deleted, private and direct
+ * statuses) and the authors through one of suspended accounts: most pages are in neither.
+ * Statuses are deleted by marking them, with two exceptions, both covered: an undone boost's row
+ * goes at once (its feed entries later), and a purged account's statuses go while the account
+ * stays, suspended.
+ */
+export function visibleEntry(viewer: Expr, entry = "e") {
+  const e = sql.raw(entry);
+  const statuses = sql`(${e}.status_id, ${e}.reblog_of_id)`;
+  const authors = sql`(${e}.account_id, ${e}.reblog_author_id)`;
+  const addressed = sql`(vx.account_id = ${viewer}
+    or (vx.visibility = 'private' and exists (
+          select 1 from follows vf where vf.account_id = ${viewer} and vf.target_account_id = vx.account_id))
+    or exists (select 1 from status_mentions vm where vm.status_id = vx.id and vm.account_id = ${viewer}))`;
+  return sql<boolean>`(not exists (select 1 from statuses vx where vx.id in ${statuses}
+      and (vx.deleted_at is not null or (vx.visibility in ('private', 'direct') and not ${addressed})))
+    and not exists (select 1 from accounts vsu where vsu.id in ${authors} and vsu.suspended_at is not null)
+    and (not exists (select 1 from account_domain_blocks where account_id = ${viewer})
+      or not exists (select 1 from accounts va join account_domain_blocks vd on vd.domain = va.domain
+        where va.id in ${authors} and vd.account_id = ${viewer}))
+    and (${blocksNobody(viewer)} or not exists (select 1 from blocks vb
+      where (vb.account_id = ${viewer} and vb.target_account_id in ${authors})
+        or (vb.account_id in ${authors} and vb.target_account_id = ${viewer})))
+    and (${e}.reblog_of_id is null or exists (select 1 from statuses vr where vr.id = ${e}.status_id)))`;
 }
 
 /** The status with id `statusId` (an expression) is one the viewer may see. */
