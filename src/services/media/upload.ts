@@ -101,7 +101,7 @@ async function processBytes(rt: Runtime, type: MediaType, bytes: Buffer, detecte
   if (type === "image") {
     const image = detected?.kind === "image" ? detected : await detectImage(bytes);
     if (!image) throw invalidFile();
-    return processImage(bytes, image, rt.config.webThreads);
+    return processImage(bytes, image);
   }
   const ffmpeg = findFfmpeg(rt.config);
   if (!ffmpeg) throw unprocessable("Validation failed: Video and audio cannot be processed on this server (no ffmpeg)");
