@@ -2,7 +2,7 @@
 // node:http baseline, starting Rookery as its own process, and throwaway PostgreSQL databases.
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
@@ -129,6 +129,23 @@ export function cpuMs(pid: number): number {
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / CLOCK_TICKS;
 }
+/** CPU time of each of a process's threads, in ms, summed by thread name (libvips, libuv-worker, V8Worker…). */
+export function cpuMsByThread(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/[-_]?\d+$/, "");
+      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+      byName.set(name, (byName.get(name) ?? 0) + ms);
+    } catch {
+      // The thread ended between listing and reading.
+    }
+  }
+  return byName;
+}
+
 /** sysconf(_SC_CLK_TCK): 100 on every Linux Node runs on. */
 const CLOCK_TICKS = 100;
 

@@ -7,6 +7,7 @@ import { isMainThread, parentPort, Worker, workerData } from "node:worker_thread
 import type { Config } from "./config.ts";
 import { closeHttp, listenHttp } from "./http_server.ts";
 import { configureLogging, logger } from "./log.ts";
+import { type ImageSlots, imageSlotsFor, releaseImageSlots, useImageSlots } from "./media/image_slots.ts";
 import { heapLimits, releaseStartupMemory } from "./memory.ts";
 import { createRuntime, type RuntimeOptions } from "./runtime.ts";
 
@@ -17,6 +18,7 @@ interface ThreadData {
   config: Config;
   options: RuntimeOptions;
   port: number;
+  imageSlots: ImageSlots;
 }
 
 export interface WebThreads {
@@ -40,7 +42,6 @@ export async function startWebThreads(
   port: number,
   count: number,
 ): Promise<WebThreads> {
-  const data: ThreadData = { role: "web", config, options, port };
   const threads = new Set<Worker>();
   const starting = new Set<Worker>();
   const timers = new Set<NodeJS.Timeout>();
@@ -65,6 +66,7 @@ export async function startWebThreads(
 
   const spawn = (initial: boolean) =>
     new Promise<Worker>((resolve, reject) => {
+      const data: ThreadData = { role: "web", config, options, port, imageSlots: imageSlotsFor() };
       const thread = new Worker(new URL(import.meta.url), {
         workerData: data,
         resourceLimits: heapLimits(config.memory, config.webThreads).thread,
@@ -83,6 +85,7 @@ export async function startWebThreads(
         resolve(thread);
       });
       thread.once("exit", (code) => {
+        releaseImageSlots(data.imageSlots);
         threads.delete(thread);
         starting.delete(thread);
         const reason = failure instanceof Error ? (failure.stack ?? failure.message) : `exit code ${code}`;
@@ -115,7 +118,8 @@ export async function startWebThreads(
   };
 }
 
-async function runWebThread({ config, options, port }: ThreadData): Promise<void> {
+async function runWebThread({ config, options, port, imageSlots }: ThreadData): Promise<void> {
+  useImageSlots(imageSlots);
   await configureLogging(config.logLevel);
   const rt = await createRuntime(config, { ...options, migrate: false, sqliteCheckpoints: false });
   // Before listening, so that no request waits for the collection.

@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Hono } from "hono";
 import { ApiError } from "../src/domain/errors.ts";
+import { Upload } from "../src/domain/uploads.ts";
+import { boundaryOf, MalformedMultipart, parseMultipart } from "../src/http/multipart.ts";
 import { fileParam, fromSearchParams, requestParams } from "../src/http/params.ts";
 import { truthy } from "../src/http/validate.ts";
 
@@ -36,12 +38,12 @@ test("truthiness follows Rails", () => {
   for (const v of ["", null, undefined]) assert.equal(truthy(v), undefined);
 });
 
-test("a base64 data: URI is a file parameter", async () => {
+test("a base64 data: URI is a file parameter", () => {
   const png = Buffer.from("89504e470d0a1a0a", "hex");
   const file = fileParam(`data:image/png;base64,${png.toString("base64")}`, "avatar");
-  assert.ok(file instanceof File);
+  assert.ok(file instanceof Upload);
   assert.equal(file.type, "image/png");
-  assert.deepEqual(Buffer.from(await file.arrayBuffer()), png);
+  assert.deepEqual(file.bytes, png);
   assert.equal(fileParam("", "avatar"), null);
   assert.throws(
     () => fileParam("not a file", "avatar"),
@@ -85,6 +87,35 @@ test("JSON, form and multipart bodies give the same parameters, merged over the 
   fd.append("poll[options][]", "b");
   const multipart = await call({ method: "POST", body: fd }, "?visibility=unlisted");
   assert.deepEqual(await multipart.json(), expected);
+});
+
+test("multipart parts as clients write them: preamble, padding, quoting, extended file names, empty parts", () => {
+  const body = Buffer.concat([
+    Buffer.from(
+      "a preamble\r\n--b0undary  \r\n" +
+        'Content-Disposition: form-data; name="status"\r\n\r\nh\u00e9llo\r\n\r\n' +
+        '--b0undary\r\ncontent-disposition: form-data; name="say \\"hi\\""\r\n\r\n\r\n' +
+        '--b0undary\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"; filename*=UTF-8\'\'%C3%A9.jpg\r\n' +
+        "Content-Type: image/jpeg\r\n\r\n",
+    ),
+    Buffer.from([0xff, 0xd8, 0x0d, 0x0a, 0x2d, 0x2d, 0xff]),
+    Buffer.from("\r\n--b0undary--\r\nan epilogue"),
+  ]);
+  assert.equal(boundaryOf('multipart/form-data; boundary="b0undary"'), "b0undary");
+  const parts = parseMultipart(body, boundaryOf("multipart/form-data; boundary=b0undary")!);
+  assert.deepEqual(parts.slice(0, 2), [
+    ["status", "h\u00e9llo\r\n"],
+    ['say "hi"', ""],
+  ]);
+  const [name, file] = parts[2]!;
+  assert.equal(name, "file");
+  assert.ok(file instanceof Upload);
+  assert.equal(file.name, "\u00e9.jpg");
+  assert.equal(file.type, "image/jpeg");
+  assert.deepEqual(file.bytes, Buffer.from([0xff, 0xd8, 0x0d, 0x0a, 0x2d, 0x2d, 0xff]));
+  for (const broken of ["--b0undary\r\nContent-Type: text/plain\r\n\r\nx\r\n--b0undary--", "--b0undary\r\n\r\nx"]) {
+    assert.throws(() => parseMultipart(Buffer.from(broken), "b0undary"), MalformedMultipart);
+  }
 });
 
 test("broken or non-object JSON is a 400, an oversized body a 413", async () => {

@@ -5,6 +5,8 @@
 // depth, number of values, NUL bytes and string size are refused before any route sees them.
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, badRequest } from "../domain/errors.ts";
+import { Upload } from "../domain/uploads.ts";
+import { boundaryOf, MalformedMultipart, parseMultipart } from "./multipart.ts";
 
 export type Params = Record<string, unknown>;
 
@@ -106,7 +108,7 @@ function hasPath(obj: Params, path: string[], from: number): boolean {
 }
 
 export function isObject(v: unknown): v is Params {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Blob);
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Upload);
 }
 
 function fromPairs(pairs: Iterable<[string, unknown]>): Params {
@@ -121,10 +123,6 @@ function fromPairs(pairs: Iterable<[string, unknown]>): Params {
 
 export function fromSearchParams(search: URLSearchParams): Params {
   return fromPairs(search);
-}
-
-export function fromFormData(form: FormData): Params {
-  return fromPairs(form);
 }
 
 /**
@@ -254,32 +252,16 @@ async function readBody(request: Request, limit: number): Promise<Buffer<ArrayBu
 }
 
 /**
- * A multipart body, within `limit` bytes, its chunks counted on their way to the parser rather than
- * first gathered into a buffer of our own: every copy of a 4 MB upload is garbage that brings the
- * next full collection closer.
+ * A multipart body, within `limit` bytes: read into one buffer (its length checked as it arrives),
+ * then parsed in place, so that a file part is a view of that buffer rather than a copy.
  */
-async function multipartForm(request: Request, limit: number): Promise<FormData> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw new ApiError(413, "Request body is too large");
-  let size = 0;
-  let tooLarge = false;
-  const counted = request.body?.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        size += chunk.byteLength;
-        if (size > limit) {
-          tooLarge = true;
-          controller.error(new Error("too large"));
-        } else controller.enqueue(chunk);
-      },
-    }),
-  );
+async function multipartParts(request: Request, limit: number): Promise<[string, unknown][]> {
+  const boundary = boundaryOf(request.headers.get("content-type") ?? "");
   try {
-    return await new Response(counted, {
-      headers: { "content-type": request.headers.get("content-type")! },
-    }).formData();
-  } catch {
-    if (tooLarge) throw new ApiError(413, "Request body is too large");
+    if (!boundary) throw new MalformedMultipart("no boundary");
+    return parseMultipart(await readBody(request, limit), boundary);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
     throw badRequest("Error while parsing request body: malformed multipart data");
   }
 }
@@ -299,7 +281,7 @@ export async function bodyParams(c: Context, multipartLimit: number): Promise<Pa
     const bytes = await readBody(c.req.raw, MAX_BODY_BYTES);
     params = fromSearchParams(new URLSearchParams(new TextDecoder().decode(bytes)));
   } else if (type === "multipart/form-data") {
-    params = fromFormData(await multipartForm(c.req.raw, multipartLimit));
+    params = fromPairs(await multipartParts(c.req.raw, multipartLimit));
   }
   c.set("bodyParams" as never, params as never);
   return params;
@@ -317,15 +299,15 @@ export async function requestParams(c: Context, multipartLimit: number): Promise
  * A file parameter: an uploaded file, or a base64 `data:` URI (some clients send avatars that way).
  * Returns null for an absent or empty value.
  */
-export function fileParam(value: unknown, name: string): File | null {
-  if (value instanceof File) return value.size > 0 ? value : null;
+export function fileParam(value: unknown, name: string): Upload | null {
+  if (value instanceof Upload) return value.size > 0 ? value : null;
   if (value === undefined || value === null || value === "") return null;
   if (typeof value === "string") {
     const m = /^data:([\w.+-]+\/[\w.+-]+)?(?:;[\w-]+=[^;,]*)*;base64,([A-Za-z0-9+/=\s]*)$/.exec(value);
     if (m) {
       const bytes = Buffer.from(m[2], "base64");
       if (bytes.byteLength === 0) return null;
-      return new File([bytes], name, { type: m[1] ?? "application/octet-stream" });
+      return new Upload(bytes, name, m[1] ?? "application/octet-stream");
     }
   }
   throw new ApiError(422, `Validation failed: ${name} must be a file or a base64 data: URI`);

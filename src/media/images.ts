@@ -1,6 +1,7 @@
 // Profile pictures and banners: judged by their bytes as media uploads are (process.ts), then
 // resized and re-encoded with sharp. Sizes, formats and the 8 MB limit are Mastodon's.
 import { type FieldError, validationFailed } from "../domain/errors.ts";
+import type { Upload } from "../domain/uploads.ts";
 import { detectImage, sharp } from "./process.ts";
 
 export type ProfileImageKind = "avatar" | "header";
@@ -23,11 +24,11 @@ function refused(kind: ProfileImageKind, part: "file_size" | "content_type", err
   return validationFailed({ [`${kind}_${part}`]: [error], [kind]: [error] });
 }
 
-export async function processProfileImage(file: File, kind: ProfileImageKind): Promise<ProcessedImage> {
+export async function processProfileImage(file: Upload, kind: ProfileImageKind): Promise<ProcessedImage> {
   if (file.size >= MAX_BYTES) {
     throw refused(kind, "file_size", { error: "ERR_LESS_THAN", description: "must be less than 8 MB" });
   }
-  const input = Buffer.from(await file.arrayBuffer());
+  const input = file.bytes;
   const detected = await detectImage(input);
   if (!detected || !FORMATS.includes(detected.format))
     throw refused(kind, "content_type", { error: "ERR_INVALID", description: "is invalid" });

@@ -2,7 +2,7 @@
 // dropped, re-encoded, a ~640 px preview and its blurhash), animated GIFs, video and audio with ffmpeg.
 // What a file is comes from its bytes, never from its name or declared type.
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { availableParallelism, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encode } from "blurhash";
 import type SharpModule from "sharp";
@@ -12,7 +12,7 @@ import type { MediaMeta, MediaType } from "../db/schema.ts";
 import { unprocessable } from "../domain/errors.ts";
 import { lazy } from "../lazy.ts";
 import { type Ffmpeg, type Probe, type ProbeStream, probe, transcode } from "./ffmpeg.ts";
-import { limiter } from "./limiter.ts";
+import { withImageSlot } from "./image_slots.ts";
 
 export interface OutputFile {
   data: Buffer;
@@ -136,21 +136,14 @@ export async function previewOf(
   };
 }
 
-let imageSlot: ReturnType<typeof limiter> | null = null;
-
 /**
  * A still image: JPEG stays JPEG, PNG and WebP stay themselves, anything else becomes PNG or JPEG.
  * Each image is worked on by one libvips thread, and the process works on as many images at once
- * as it has cores, shared out between its `webThreads` threads: a burst of uploads queues instead of
- * taking more than its share of the CPU from the requests answered beside it.
+ * as it has cores (image_slots.ts): a burst of uploads queues instead of taking more than its share
+ * of the CPU from the requests answered beside it.
  */
-export function processImage(
-  input: Buffer,
-  detected: Extract<Detected, { kind: "image" }>,
-  webThreads: number,
-): Promise<ProcessedMedia> {
-  imageSlot ??= limiter(Math.max(1, Math.round(availableParallelism() / webThreads)));
-  return imageSlot(() => processImageNow(input, detected));
+export function processImage(input: Buffer, detected: Extract<Detected, { kind: "image" }>): Promise<ProcessedMedia> {
+  return withImageSlot(() => processImageNow(input, detected));
 }
 
 async function processImageNow(input: Buffer, detected: Extract<Detected, { kind: "image" }>): Promise<ProcessedMedia> {

@@ -14,6 +14,7 @@ import {
   renderPlainText,
   renderProfileField,
 } from "../../domain/text/index.ts";
+import type { Upload } from "../../domain/uploads.ts";
 import { urls } from "../../domain/urls.ts";
 import { type ProcessedImage, type ProfileImageKind, processProfileImage, stillKey } from "../../media/images.ts";
 import { mediaStorage } from "../../media/storage.ts";
@@ -25,8 +26,8 @@ import { resolveMentions } from "../statuses/mentions.ts";
 export interface ProfileChanges {
   displayName?: string;
   note?: string;
-  avatar?: File;
-  header?: File;
+  avatar?: Upload;
+  header?: Upload;
   locked?: boolean;
   bot?: boolean;
   discoverable?: boolean;

@@ -6,6 +6,7 @@ import type { MediaMeta, MediaType } from "../../db/schema.ts";
 import { ApiError, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { randomToken } from "../../domain/secrets.ts";
+import type { Upload } from "../../domain/uploads.ts";
 import { findFfmpeg, withTranscodeSlot } from "../../media/ffmpeg.ts";
 import {
   checkVideo,
@@ -34,8 +35,8 @@ declare module "../../jobs/queue.ts" {
 export const SYNC_IMAGE_BYTES = 8 * 1024 * 1024;
 
 export interface MediaInput {
-  file: File;
-  thumbnail?: File | null;
+  file: Upload;
+  thumbnail?: Upload | null;
   description?: string;
   focus?: string;
 }
@@ -100,7 +101,7 @@ async function processBytes(rt: Runtime, type: MediaType, bytes: Buffer, detecte
   if (type === "image") {
     const image = detected?.kind === "image" ? detected : await detectImage(bytes);
     if (!image) throw invalidFile();
-    return processImage(bytes, image, rt.config.webThreads);
+    return processImage(bytes, image);
   }
   const ffmpeg = findFfmpeg(rt.config);
   if (!ffmpeg) throw unprocessable("Validation failed: Video and audio cannot be processed on this server (no ffmpeg)");
@@ -129,8 +130,8 @@ const folderOf = (row: { upload_key: string | null; file_key: string | null }) =
   (row.upload_key ?? row.file_key ?? "").split("/").at(-2) ?? randomToken(12);
 
 /** A custom preview (for audio and video, or to replace an image's): stored under a fresh name. */
-async function storeThumbnail(rt: Runtime, folder: string, thumbnail: File) {
-  const bytes = Buffer.from(await thumbnail.arrayBuffer());
+async function storeThumbnail(rt: Runtime, folder: string, thumbnail: Upload) {
+  const bytes = thumbnail.bytes;
   const image = await detectImage(bytes);
   if (!image) {
     throw unprocessable(
@@ -160,7 +161,7 @@ export async function createMedia(rt: Runtime, accountId: string, input: MediaIn
   }
   const description = checkDescription(rt, input.description) ?? null;
   const focus = parseFocus(input.focus);
-  const bytes = Buffer.from(await input.file.arrayBuffer());
+  const bytes = input.file.bytes;
   const { type, detected } = await judge(rt.config, bytes);
   if (type !== "image" && bytes.byteLength > l.videoSize) {
     throw unprocessable(`Validation failed: File file size must be less than ${MB(l.videoSize)}`);
@@ -255,7 +256,7 @@ export async function processPendingMedia(rt: Runtime, { mediaId }: { mediaId: s
 export interface MediaChanges {
   description?: string;
   focus?: string;
-  thumbnail?: File | null;
+  thumbnail?: Upload | null;
 }
 
 /** PUT /api/v1/media/:id: description, focus and thumbnail of an upload not yet attached. */
