@@ -2,7 +2,6 @@
 // state) over the `kv` table, so that every process and worker sees the same entries on SQLite and
 // PostgreSQL. Keys are kept under a "fedify" prefix, apart from Rookery's own entries.
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from "@fedify/fedify";
-import { CryptographicKey } from "@fedify/fedify/vocab";
 import { sql } from "kysely";
 import type { Db } from "../db/index.ts";
 
@@ -22,55 +21,27 @@ function expiry(options?: KvStoreSetOptions): Date | null {
  * most recently used ones), so that a known actor's key costs no query. A key kept here that no
  * longer verifies a signature (rotated, or replaced by another process) makes Fedify fetch it again
  * and set it anew, here too.
- *
- * A kept key is handed out as one frozen object, and Fedify's reading of it (JSON-LD expansion and
- * the import of its PEM, which Fedify does again for every request: 0.4–0.5 ms, a tenth of an
- * inbox request's CPU) is done once per object: CryptographicKey.fromJsonLd remembers what it
- * made of each kept object. Fedify takes no key cache of its own for its inbox.
  */
 const KEY_PREFIX = `${encode(["_fedify", "publicKey"])}${SEP}`;
 const MAX_KEPT_KEYS = 10_000;
 
-type Kept = { value: unknown; expiresAt: Date | null };
-
-const parsedKeys = new WeakMap<object, Promise<CryptographicKey>>();
-const fromJsonLd = CryptographicKey.fromJsonLd.bind(CryptographicKey);
-CryptographicKey.fromJsonLd = (json, options) => {
-  if (typeof json !== "object" || json === null || !Object.isFrozen(json)) return fromJsonLd(json, options);
-  let parsed = parsedKeys.get(json);
-  if (!parsed) {
-    parsed = fromJsonLd(json, options);
-    parsed.catch(() => parsedKeys.delete(json));
-    parsedKeys.set(json, parsed);
-  }
-  return parsed;
-};
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
-
 export function databaseKvStore(db: Db): KvStore {
-  const keys = new Map<string, Kept>();
+  const keys = new Map<string, { json: string; expiresAt: Date | null }>();
   const keep = (key: string, json: string, expiresAt: Date | null) => {
     if (!key.startsWith(KEY_PREFIX)) return;
     keys.delete(key);
     if (keys.size >= MAX_KEPT_KEYS) keys.delete(keys.keys().next().value as string);
-    keys.set(key, { value: deepFreeze(JSON.parse(json)), expiresAt });
+    keys.set(key, { json, expiresAt });
   };
   return {
     async get<T>(key: KvKey): Promise<T | undefined> {
       const text = encode(key);
       const kept = keys.get(text);
-      if (kept && (!kept.expiresAt || kept.expiresAt > new Date())) return kept.value as T;
+      if (kept && (!kept.expiresAt || kept.expiresAt > new Date())) return JSON.parse(kept.json) as T;
       const row = await db.selectFrom("kv").select(["value", "expires_at"]).where("key", "=", text).executeTakeFirst();
       if (!row || (row.expires_at && row.expires_at <= new Date())) return undefined;
       keep(text, JSON.stringify(row.value), row.expires_at);
-      return (keys.get(text)?.value ?? row.value) as T;
+      return row.value as T;
     },
     async set(key, value, options) {
       const row = { value: JSON.stringify(value), expires_at: expiry(options) };
