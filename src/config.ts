@@ -63,6 +63,8 @@ export interface MemorySettings {
   /** SQLite's page cache per connection, and its memory map, in MB. */
   sqliteCacheMb: number;
   sqliteMmapMb: number;
+  /** Prepared statements kept per SQLite connection. */
+  sqliteStatements: number;
 }
 
 export interface Limits {
@@ -170,6 +172,7 @@ const schema = {
   MEMORY_SHED_AT: z.coerce.number().gt(0).lte(1).default(0.9),
   SQLITE_CACHE_MB: int(1, 65_536).default(8),
   SQLITE_MMAP_MB: int(0, 1_048_576).default(0),
+  SQLITE_STATEMENTS: int(1, 100_000).default(200),
   DATABASE_URL: z
     .string()
     .regex(/^(postgres(ql)?:\/\/|sqlite:|file:|:memory:$)/, "must start with postgres://, sqlite: or file:")
@@ -287,6 +290,7 @@ export function loadConfig(env: Env = process.env): Config {
       shedAt: v.MEMORY_SHED_AT as number,
       sqliteCacheMb: v.SQLITE_CACHE_MB as number,
       sqliteMmapMb: v.SQLITE_MMAP_MB as number,
+      sqliteStatements: v.SQLITE_STATEMENTS as number,
     },
     redisUrl: (v.REDIS_URL as string | undefined) ?? null,
     secretKeyBase: (v.SECRET_KEY_BASE as string | undefined) ?? "",

@@ -36,7 +36,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const withSecret = ensureSecret(config);
   const connection = await openDatabase(withSecret.databaseUrl, {
     poolSize: withSecret.dbPool,
-    sqliteMemory: { cacheMb: withSecret.memory.sqliteCacheMb, mmapMb: withSecret.memory.sqliteMmapMb },
+    sqliteMemory: {
+      cacheMb: withSecret.memory.sqliteCacheMb,
+      mmapMb: withSecret.memory.sqliteMmapMb,
+      statements: withSecret.memory.sqliteStatements,
+    },
     ...options,
   });
   try {

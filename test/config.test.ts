@@ -63,7 +63,15 @@ test("web threads: one per core (at most 4), leaving a core to PostgreSQL on the
 
 test("memory: MEMORY_LIMIT shares out the heap limits; out-of-range settings are refused", () => {
   const { memory } = loadConfig({});
-  assert.deepEqual(memory, { limitMb: 512, shedAt: 0.9, renderCacheEntries: 5000, sqliteCacheMb: 8, sqliteMmapMb: 0 });
+  assert.deepEqual(memory, {
+    limitMb: 512,
+    shedAt: 0.9,
+    renderCacheEntries: 5000,
+    sqliteCacheMb: 8,
+    sqliteMmapMb: 0,
+    sqliteStatements: 200,
+  });
+  assert.equal(loadConfig({ SQLITE_STATEMENTS: "50" }).memory.sqliteStatements, 50);
   assert.deepEqual(heapLimits(memory, 2), {
     mainOldMb: 205,
     mainSemiMb: 8,
@@ -80,4 +88,5 @@ test("memory: MEMORY_LIMIT shares out the heap limits; out-of-range settings are
   assert.equal(threadsThatFit(310), 2);
   assert.throws(() => loadConfig({ MEMORY_LIMIT: "64" }), /MEMORY_LIMIT/);
   assert.throws(() => loadConfig({ MEMORY_SHED_AT: "1.5" }), /MEMORY_SHED_AT/);
+  assert.throws(() => loadConfig({ SQLITE_STATEMENTS: "0" }), /SQLITE_STATEMENTS/);
 });

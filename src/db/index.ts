@@ -24,8 +24,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** SQLite only: whether this connection looks after WAL checkpoints (the default). */
   sqliteCheckpoints?: boolean;
-  /** SQLite only: the page cache and the memory map of the connection, in MB. */
-  sqliteMemory?: { cacheMb: number; mmapMb: number };
+  /** SQLite only: the page cache and the memory map of the connection, in MB, and its prepared statements kept. */
+  sqliteMemory?: { cacheMb: number; mmapMb: number; statements: number };
 }
 
 const log = logger("db");

@@ -104,12 +104,18 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   #cache = new Map<string, Statement>();
   #checkpoints: Worker | null = null;
   readonly #ownsCheckpoints: boolean;
-  static readonly cacheSize = 500;
+  /**
+   * Prepared statements kept: a statement costs from a few KB to about 40 KB (a timeline's live
+   * state), and every length of an `in (…)` list is a statement of its own, so the cache fills
+   * slowly as new lengths come, up to this bound.
+   */
+  readonly #statements: number;
 
   /**
    * `checkpoints`: this connection looks after checkpoints (one per database file does; the other
    * threads of a process leave them to it). `restartLogAt`: the log's length, in pages, past which
-   * a checkpoint makes it start afresh (by default LOG_LIMIT in 4 KB pages).
+   * a checkpoint makes it start afresh (by default LOG_LIMIT in 4 KB pages). `statements`: how
+   * many prepared statements to keep.
    */
   constructor(
     path: string,
@@ -118,8 +124,10 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       restartLogAt = LOG_LIMIT / 4096,
       cacheMb = 8,
       mmapMb = 0,
-    }: { checkpoints?: boolean; restartLogAt?: number; cacheMb?: number; mmapMb?: number } = {},
+      statements = 200,
+    }: { checkpoints?: boolean; restartLogAt?: number; cacheMb?: number; mmapMb?: number; statements?: number } = {},
   ) {
+    this.#statements = statements;
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.#ownsCheckpoints = checkpoints && path !== ":memory:";
     this.#db = new DatabaseSync(path, { readBigInts: true, timeout: 5000 });
@@ -161,7 +169,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       this.#cache.delete(sql);
     } else {
       stmt = new Statement(this.#db.prepare(sql));
-      if (this.#cache.size >= NodeSqliteDatabase.cacheSize) {
+      if (this.#cache.size >= this.#statements) {
         this.#cache.delete(this.#cache.keys().next().value as string);
       }
     }
