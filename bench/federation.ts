@@ -6,7 +6,8 @@
 //     beforehand and posted 50 at a time to the shared inbox from a thread of this process. It
 //     reports how many per second the inbox accepts (202s over the posting time), how many per
 //     second are done (every status stored and no job left, counting from the first request), and
-//     the server process's CPU time per activity (/proc/PID/stat);
+//     the server process's CPU time per activity (/proc/PID/stat), and on PostgreSQL that of the
+//     server's backends too (their /proc/PID/stat);
 //  2. delivery: one post of an account with 1,000 followers spread over 100 loopback servers;
 //     how many deliveries arrive (one per server's shared inbox, not one per follower) and when the
 //     last one does. This part runs the server in this process.
@@ -17,6 +18,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { sql } from "kysely";
+import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { type Db, openDatabase } from "../src/db/index.ts";
 import { configureLogging } from "../src/log.ts";
@@ -28,7 +31,17 @@ import { loadActivity } from "../test/activity_fixtures.ts";
 import { type RemoteServer, signedPostHeaders, startRemoteServer } from "../test/remote_actors.ts";
 import { startServer } from "../test/rig.ts";
 import type { SignedRequest } from "./inbox_load.ts";
-import { cpuMs, freePort, log, postgresDatabase, serverEnv, startRookery, stopRookery } from "./lib.ts";
+import {
+  backendCpuMs,
+  backendCpuSpent,
+  cpuMs,
+  freePort,
+  log,
+  postgresDatabase,
+  serverEnv,
+  startRookery,
+  stopRookery,
+} from "./lib.ts";
 import { pool } from "./pool.ts";
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
@@ -130,6 +143,8 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
   const names = Array.from({ length: 50 }, (_, i) => `poster${i}`);
   let child = null;
   let conn = null;
+  // PostgreSQL: a connection that reads the CPU time of the server's backends.
+  const backends = databaseUrl.startsWith("postgres") ? new pg.Client({ connectionString: databaseUrl }) : null;
   try {
     // The local account and its token go straight into the database, before the server starts.
     const rt = await createRuntime(loadConfig(env), { sqliteCheckpoints: false });
@@ -191,14 +206,22 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
       return Number(row.n);
     };
 
+    // The benchmark's own connection (poolSize 1) is left out of PostgreSQL's CPU time.
+    const ownPid = backends ? (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0].pid : 0;
+    await backends?.connect();
+    const pgCpu = async () => (backends ? backendCpuMs(backends, [ownPid]) : new Map<number, number>());
+
+    const pgStarted = await pgCpu();
     const cpuStarted = cpuMs(child.pid!);
     const started = performance.now();
     const refused = await send(requests);
     const acceptedAt = performance.now();
     const cpuAccepted = cpuMs(child.pid!);
+    const pgAccepted = await pgCpu();
     await drained(db, async () => (await stored()) >= CREATES - refused);
     const drainedAt = performance.now();
     const cpuDrained = cpuMs(child.pid!);
+    const pgDrained = await pgCpu();
     const home = await fetch(`${serverUrl}/api/v1/timelines/home?limit=40`, {
       headers: { authorization: `Bearer ${token}` },
     });
@@ -219,7 +242,14 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     console.log(
       `  server CPU: ${((cpuDrained - cpuStarted) / accepted).toFixed(2)} ms per activity in all (${((cpuAccepted - cpuStarted) / accepted).toFixed(2)} ms of it while the requests came in)`,
     );
+    if (backends) {
+      const perActivity = (ms: number) => (ms / accepted).toFixed(2);
+      console.log(
+        `  PostgreSQL backends' CPU: ${perActivity(backendCpuSpent(pgStarted, pgDrained))} ms per activity in all (${perActivity(backendCpuSpent(pgStarted, pgAccepted))} ms of it while the requests came in)`,
+      );
+    }
   } finally {
+    await backends?.end();
     await conn?.close();
     await stopRookery(child);
     await remote.close();

@@ -149,6 +149,34 @@ export function cpuMsByThread(pid: number): Map<string, number> {
 /** sysconf(_SC_CLK_TCK): 100 on every Linux Node runs on. */
 const CLOCK_TICKS = 100;
 
+/**
+ * The CPU time of each PostgreSQL backend connected to the current database of `client`, but its
+ * own and those of `exclude` (the benchmark's other connections): the server's pool. The
+ * difference of two readings is what the server made PostgreSQL do.
+ */
+export async function backendCpuMs(client: pg.Client, exclude: number[] = []): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>(
+    "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and pid <> all($1)",
+    [exclude],
+  );
+  const byPid = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      byPid.set(pid, cpuMs(pid));
+    } catch {
+      // Gone since.
+    }
+  }
+  return byPid;
+}
+
+/** The CPU time spent between two readings; a backend that began in between counts in full. */
+export function backendCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
+}
+
 /** Starts `rookery serve` with `env` as its own process, once it answers. */
 export async function startRookery(env: Record<string, string>, port: number): Promise<ChildProcess> {
   const child = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {

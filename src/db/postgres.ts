@@ -14,6 +14,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import { logger } from "../log.ts";
+import { beginStatement } from "./relaxed_commits.ts";
 import { PLAN_EACH_RUN } from "./statements.ts";
 
 /** Compiles `x in (…values)` to `x = any($1)` and `x not in (…)` to `x <> all($1)`. */
@@ -84,6 +85,6 @@ export class PreparingClient extends pg.Client {
     if (typeof config === "string" && Array.isArray(values) && values.length > 0 && !config.startsWith(PLAN_EACH_RUN)) {
       return super.query({ name: statementName(config), text: config, values: values.map(idList) }, callback);
     }
-    return super.query(config, values, callback);
+    return super.query(typeof config === "string" ? beginStatement(config) : config, values, callback);
   }
 }

@@ -171,16 +171,16 @@ async function onUndo(ctx: Ctx, activity: Undo): Promise<void> {
 
 async function onCreate(ctx: Ctx, activity: Create): Promise<void> {
   const rt = ctx.data;
-  const actorId = await sender(ctx, activity);
-  if (!actorId) return;
   const object = await activity.getObject({ crossOrigin: "trust" }).catch(() => null);
   if (!isStatusObject(object)) return;
   if (object.attributionId?.href !== activity.actorId?.href) return;
   // A vote: a Note named after an option, in reply to a local poll, without content.
   if (object instanceof Note && object.name && !object.content && object.replyTargetId) {
-    await recordRemoteVote(rt, actorId, object.replyTargetId.href, String(object.name));
+    const actorId = await sender(ctx, activity);
+    if (actorId) await recordRemoteVote(rt, actorId, object.replyTargetId.href, String(object.name));
     return;
   }
+  // The status's author is the actor, whom storeStatus reads (or fetches) as it would the sender.
   // The activity's JSON as it arrived holds the object's terms that Fedify does not read.
   await storeStatus(rt, ctx, object, 0, receivedJson(activity.id)?.object);
 }

@@ -19,7 +19,19 @@ const FANOUT_CHUNK = 1000;
 
 const ENTRY_COLUMNS = sql.raw("(feed_id, status_id, account_id, reblog_of_id, reblog_author_id)");
 
-async function loadStatus(db: Db, id: string) {
+type FannedStatus = {
+  id: string;
+  author_local: boolean;
+  account_id: string;
+  visibility: string;
+  deleted_at: Date | null;
+  reblog_of_id: string | null;
+  orig_account_id: string | null;
+  /** False when the status is known to have no hashtags (no one following a hashtag gets it). */
+  tagged?: boolean;
+};
+
+async function loadStatus(db: Db, id: string): Promise<FannedStatus | undefined> {
   return db
     .selectFrom("statuses as s")
     .leftJoin("statuses as orig", "orig.id", "s.reblog_of_id")
@@ -66,18 +78,36 @@ type Added = { feed_id: string };
 
 export async function fanOut(rt: Runtime, { statusId, after }: { statusId: string; after?: string }): Promise<void> {
   // One transaction for the step's writes (one commit, not one per statement); the streams hear after it.
-  const published = await rt.db.transaction().execute((trx) => fanOutStep(rt, trx, statusId, after));
+  const published = await rt.db.transaction().execute(async (trx) => {
+    const status = await loadStatus(trx, statusId);
+    return status ? fanOutStep(rt, trx, status, after) : [];
+  });
   await tell(rt, statusId, published);
 }
 
 /**
- * The first step of a fan-out in the caller's transaction, for a status stored by a job already (one
- * of another server's): no job of its own, and the feeds are written with the status or not at all.
- * Returns what tells the streams, to call after the commit.
+ * The first step of a fan-out in the caller's transaction, for another server's status that a job
+ * is storing: no job of its own, and the feeds are written with the status or not at all. The
+ * status is the one being inserted (an original, not a boost), so it is not read back. Returns what
+ * tells the streams, to call after the commit.
  */
-export async function fanOutNow(rt: Runtime, db: Db, statusId: string): Promise<() => Promise<void>> {
-  const published = await fanOutStep(rt, db, statusId, undefined);
-  return () => tell(rt, statusId, published);
+export async function fanOutNow(
+  rt: Runtime,
+  db: Db,
+  s: { id: string; accountId: string; visibility: string; tags: string[] },
+): Promise<() => Promise<void>> {
+  const status: FannedStatus = {
+    id: s.id,
+    author_local: false,
+    account_id: s.accountId,
+    visibility: s.visibility,
+    deleted_at: null,
+    reblog_of_id: null,
+    orig_account_id: null,
+    tagged: s.tags.length > 0,
+  };
+  const published = await fanOutStep(rt, db, status, undefined);
+  return () => tell(rt, s.id, published);
 }
 
 async function tell(rt: Runtime, statusId: string, published: Published): Promise<void> {
@@ -90,9 +120,9 @@ async function tell(rt: Runtime, statusId: string, published: Published): Promis
 /** What a step tells the streams, in order: feeds that took the status, and that it was published. */
 type Published = (string[] | "published")[];
 
-async function fanOutStep(rt: Runtime, db: Db, statusId: string, after: string | undefined): Promise<Published> {
-  const status = await loadStatus(db, statusId);
-  if (!status || status.deleted_at) return [];
+async function fanOutStep(rt: Runtime, db: Db, status: FannedStatus, after: string | undefined): Promise<Published> {
+  if (status.deleted_at) return [];
+  const statusId = status.id;
 
   // The feeds that took the status in this step, told in one event with the first chunk of followers.
   let first: string[] = [];
@@ -110,7 +140,7 @@ async function fanOutStep(rt: Runtime, db: Db, statusId: string, after: string |
       for (const m of mentioned) own.push(...(await addEntry(db, m.account_id, status)));
       return [own];
     }
-    first = [...own, ...(await fanOutToLists(db, statusId))];
+    first = own;
   } else if (status.visibility === "direct") {
     return [];
   }
@@ -126,6 +156,7 @@ async function fanOutStep(rt: Runtime, db: Db, statusId: string, after: string |
     .limit(1)
     .offset(FANOUT_CHUNK - 1)
     .executeTakeFirst();
+  // The first step fills the lists the author is in by the same statement.
   const added = await sql<Added>`
     insert into feed_entries ${ENTRY_COLUMNS}
     select f.account_id, s.id, s.account_id, s.reblog_of_id, orig.account_id
@@ -136,22 +167,23 @@ async function fanOutStep(rt: Runtime, db: Db, statusId: string, after: string |
     where s.id = ${statusId} and f.id > ${cursor} ${edge ? sql`and f.id <= ${edge.id}` : sql``}
       and ${homeRule(rt.dialect, sql.ref("f.account_id"))}
       and ${notAlreadyBoosted(sql.ref("f.account_id"))}
+    ${after === undefined ? sql`union all ${listEntries(statusId)}` : sql``}
     on conflict do nothing
     returning feed_id`.execute(db);
   const published: Published = [[...first, ...added.rows.map((r) => r.feed_id)]];
   if (after === undefined) {
     // After the followers' feeds, whose streams wait for the post most.
     published.push("published");
-    if (status.visibility === "public" && !status.reblog_of_id)
+    if (status.visibility === "public" && !status.reblog_of_id && status.tagged !== false)
       published.push(await fanOutToTagFollowers(db, statusId));
   }
   if (edge) await rt.queue.enqueue("feeds.fanout", { statusId, after: edge.id }, { unique: true }, db);
   return published;
 }
 
-async function fanOutToLists(db: Db, statusId: string): Promise<string[]> {
-  const added = await sql<Added>`
-    insert into feed_entries ${ENTRY_COLUMNS}
+/** The entries of the lists the author is in (list ids and account ids never meet: both are unique ids). */
+function listEntries(statusId: string) {
+  return sql`
     select l.id, s.id, s.account_id, s.reblog_of_id, orig.account_id
     from statuses s
     join list_accounts la on la.account_id = s.account_id
@@ -159,10 +191,7 @@ async function fanOutToLists(db: Db, statusId: string): Promise<string[]> {
     left join statuses orig on orig.id = s.reblog_of_id
     where s.id = ${statusId}
       and ${listRule(sql.ref("l.account_id"), sql.ref("l.id"))}
-      and ${notAlreadyBoosted(sql.ref("l.id"))}
-    on conflict do nothing
-    returning feed_id`.execute(db);
-  return added.rows.map((r) => r.feed_id);
+      and ${notAlreadyBoosted(sql.ref("l.id"))}`;
 }
 
 async function fanOutToTagFollowers(db: Db, statusId: string): Promise<string[]> {

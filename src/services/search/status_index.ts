@@ -19,10 +19,11 @@ async function documents(db: Db, ids: string[]): Promise<{ id: string; document:
     .where("s.reblog_of_id", "is", null)
     .where("s.deleted_at", "is", null)
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    document: searchWords([r.spoiler_text, htmlToPlainText(r.content), ...(r.options ?? [])].join("\n")).join(" "),
-  }));
+  return rows.map((r) => ({ id: r.id, document: documentOf(r.spoiler_text, r.content, r.options ?? []) }));
+}
+
+function documentOf(spoilerText: string, content: string, pollOptions: string[]): string {
+  return searchWords([spoilerText, htmlToPlainText(content), ...pollOptions].join("\n")).join(" ");
 }
 
 async function write(db: Db, dialect: Dialect, docs: { id: string; document: string }[]): Promise<void> {
@@ -40,13 +41,19 @@ export async function unindexStatus(db: Db, dialect: Dialect, id: string): Promi
   else await sql`delete from status_search where status_id = ${id}`.execute(db);
 }
 
-/**
- * Writes (or rewrites) the index entry of status `id` from its row; call inside the writing
- * transaction. A new status has no entry to take out first.
- */
-export async function indexStatus(db: Db, dialect: Dialect, id: string, { isNew = false } = {}): Promise<void> {
-  if (!isNew) await unindexStatus(db, dialect, id);
+/** Rewrites the index entry of status `id` from its row; call inside the writing transaction. */
+export async function indexStatus(db: Db, dialect: Dialect, id: string): Promise<void> {
+  await unindexStatus(db, dialect, id);
   await write(db, dialect, await documents(db, [id]));
+}
+
+/** Writes the index entry of a status being posted, from what is being written (not read back). */
+export async function indexNewStatus(
+  db: Db,
+  dialect: Dialect,
+  s: { id: string; spoilerText: string; content: string; pollOptions: string[] },
+): Promise<void> {
+  await write(db, dialect, [{ id: s.id, document: documentOf(s.spoilerText, s.content, s.pollOptions) }]);
 }
 
 /** Rebuilds the whole index from the statuses, a batch at a time; returns how many were indexed. */

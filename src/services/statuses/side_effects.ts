@@ -9,7 +9,7 @@ import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { fanOutNow } from "../feeds/fanout.ts";
 import { type NotificationType, notify } from "../notifications/create.ts";
-import { indexStatus, unindexStatus } from "../search/status_index.ts";
+import { indexNewStatus, indexStatus, unindexStatus } from "../search/status_index.ts";
 import { addToConversation, deliverToRecipients, removeFromConversations } from "./conversations.ts";
 
 declare module "../../jobs/queue.ts" {
@@ -68,9 +68,19 @@ async function hasSubscribers(db: Db, dialect: Dialect, accountId: string): Prom
 export async function statusPosted(
   rt: Runtime,
   db: Db,
-  s: { id: string; accountId: string; local: boolean; mentioned: string[]; visibility: Visibility },
+  s: {
+    id: string;
+    accountId: string;
+    local: boolean;
+    mentioned: string[];
+    visibility: Visibility;
+    tags: string[];
+    spoilerText: string;
+    content: string;
+    pollOptions: string[];
+  },
 ): Promise<() => Promise<void>> {
-  await indexStatus(db, rt.dialect, s.id, { isNew: true });
+  await indexNewStatus(db, rt.dialect, s);
   if (s.mentioned.length > 0 || s.visibility === "direct") {
     await rt.queue.enqueue(
       "statuses.notify_mentioned",
@@ -83,7 +93,7 @@ export async function statusPosted(
   if (s.visibility !== "direct" && (await hasSubscribers(db, rt.dialect, s.accountId))) {
     await rt.queue.enqueue("statuses.notify_subscribers", { statusId: s.id }, {}, db);
   }
-  if (!s.local) return fanOutNow(rt, db, s.id);
+  if (!s.local) return fanOutNow(rt, db, s);
   await rt.queue.enqueue("feeds.fanout", { statusId: s.id }, {}, db);
   return async () => {};
 }

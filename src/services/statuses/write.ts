@@ -115,6 +115,10 @@ export async function insertStatus(
     local: s.local,
     mentioned: s.mentioned,
     visibility: s.visibility,
+    tags: s.tags,
+    spoilerText: s.spoilerText,
+    content: s.content,
+    pollOptions: s.poll?.options ?? [],
   });
   return { afterCommit };
 }
