@@ -1,6 +1,7 @@
 // The Hono environment every route shares: the runtime, the caller, and parameter access.
 import type { HttpBindings } from "@hono/node-server";
 import { type Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Runtime } from "../runtime.ts";
 import type { Auth } from "../services/auth/authenticate.ts";
 import { type Params, requestParams } from "./params.ts";
@@ -42,4 +43,10 @@ export function addressOf(peer: string | null, forwarded: string | undefined): s
     if (last) return last;
   }
   return peer;
+}
+
+/** An answer of JSON written already (src/serializers/json_text.ts). */
+export function jsonText(c: Ctx, json: Buffer<ArrayBuffer>, status: ContentfulStatusCode = 200): Response {
+  c.header("Content-Type", "application/json");
+  return c.body(json, status);
 }

@@ -7,6 +7,7 @@ import { mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
 import { type AccountRow, type AccountView, type CredentialView, day } from "../services/accounts/views.ts";
 import { renderCustomEmojis } from "./custom_emoji.ts";
+import { fill, holes, type JsonOut, makeTemplate, type Template, Writer } from "./json_text.ts";
 
 export interface AccountEntity {
   id: string;
@@ -126,23 +127,74 @@ function profileEntity(rt: Runtime, row: AccountRow): AccountEntity {
   return entity;
 }
 
-/** Renders a loaded account with its counters now. */
-export function renderAccountView(rt: Runtime, view: AccountView): AccountEntity {
-  const profile = profileEntity(rt, view.row);
-  const s = view.counters;
-  const live = !profile.suspended;
+/** The values of the entity that change without the profile changing. */
+const CHANGING = [
+  "followers_count",
+  "following_count",
+  "statuses_count",
+  "last_status_at",
+  "emojis",
+  "roles",
+  "moved",
+] as const;
+type Changing = Record<(typeof CHANGING)[number], unknown>;
+
+/** The entity: the profile's values, and `d`. Whether it has roles and `moved` depends on the profile only. */
+function shape(profile: AccountEntity, row: AccountRow, d: Changing): AccountEntity {
   const entity: AccountEntity = {
     ...profile,
+    followers_count: d.followers_count as number,
+    following_count: d.following_count as number,
+    statuses_count: d.statuses_count as number,
+    last_status_at: d.last_status_at as string | null,
+    emojis: d.emojis as unknown[],
+  };
+  // A suspended account shows no role, nor a forwarding address.
+  if (entity.roles && !profile.suspended) entity.roles = d.roles as AccountEntity["roles"];
+  if (row.moved_to_account_id) entity.moved = d.moved as AccountEntity | null;
+  return entity;
+}
+
+/** The changing values of `view`, the account it moved to rendered by `nest`. */
+function changing(rt: Runtime, view: AccountView, nest: (v: AccountView) => unknown): Changing {
+  const s = view.counters;
+  const live = view.row.suspended_at === null;
+  return {
     followers_count: live ? (s?.followers_count ?? 0) : 0,
     following_count: live ? (s?.following_count ?? 0) : 0,
     statuses_count: live ? (s?.statuses_count ?? 0) : 0,
     last_status_at: s?.last_status_at ?? null,
     emojis: live ? renderCustomEmojis(rt.config, view.emojis) : [],
+    roles: highlightedRoles(view.role),
+    moved: view.moved && live ? nest(view.moved) : null,
   };
-  if (entity.roles && live) entity.roles = highlightedRoles(view.role);
-  // A suspended account shows no forwarding address either.
-  if (view.row.moved_to_account_id) entity.moved = view.moved && live ? renderAccountView(rt, view.moved) : null;
-  return entity;
+}
+
+/** Renders a loaded account with its counters now. */
+export function renderAccountView(rt: Runtime, view: AccountView): AccountEntity {
+  return shape(
+    profileEntity(rt, view.row),
+    view.row,
+    changing(rt, view, (v) => renderAccountView(rt, v)),
+  );
+}
+
+/** Templates by profile: a profile read anew is a new row. */
+const templates = new WeakMap<AccountRow, Template>();
+const HOLES = holes(CHANGING);
+
+/** Writes the entity renderAccountView makes, as JSON. */
+export function writeAccount(rt: Runtime, out: JsonOut, view: AccountView): void {
+  let template = templates.get(view.row);
+  if (!template) {
+    template = makeTemplate(shape(profileEntity(rt, view.row), view.row, HOLES));
+    templates.set(view.row, template);
+  }
+  fill(
+    out,
+    template,
+    changing(rt, view, (v) => new Writer((o) => writeAccount(rt, o, v))),
+  );
 }
 
 /** Renders loaded accounts, in the map's order (loadAccountViews keeps the order it was asked). */

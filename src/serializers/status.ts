@@ -1,11 +1,15 @@
-// The Status entity, rendered from the views src/services/statuses/views.ts loads. What every viewer
-// sees alike (`renderShared`) is rendered apart from what only the viewer sees (`viewerFields`), so
-// that a status can be rendered once for many viewers.
+// The Status entity, rendered from the views src/services/statuses/views.ts loads. What a status
+// shows everyone and changes only with the status (`shape` with the values of `changing` left as
+// holes) is kept as a template per status, so that a page is written as JSON text by filling in its
+// counts, nested entities and the viewer's part (`statusJson`); `renderStatus` builds the same
+// entity as an object, for the pages and entities that hold one.
 import type { Runtime } from "../runtime.ts";
-import type { StatusView, ViewerState } from "../services/statuses/views.ts";
-import { type AccountEntity, renderAccountView } from "./account.ts";
+import type { AccountView } from "../services/accounts/views.ts";
+import type { StatusShared, StatusView, ViewerState } from "../services/statuses/views.ts";
+import { renderAccountView, writeAccount } from "./account.ts";
 import { renderCustomEmojis } from "./custom_emoji.ts";
 import { renderFilterResult } from "./filter.ts";
+import { fill, holes, type JsonOut, jsonBytes, makeTemplate, type Template, Writer, writeArray } from "./json_text.ts";
 import { renderMedia } from "./media_attachment.ts";
 import { renderPoll } from "./poll.ts";
 
@@ -18,12 +22,21 @@ export interface RenderOptions {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The entity as everyone sees it (the poll aside, which shows the viewer's votes). */
-function renderShared(rt: Runtime, view: StatusView, reblog: StatusEntity | null): StatusEntity {
-  const { row, mentions, tags, application, media } = view.shared;
-  const s = view.counts;
-  const own = view.viewer !== null && view.viewer.id === row.account_id;
-  const account: AccountEntity | null = view.account ? renderAccountView(rt, view.account) : null;
+/** The values of the entity that change without the status changing. */
+const CHANGING = [
+  "replies_count",
+  "reblogs_count",
+  "favourites_count",
+  "reblog",
+  "application",
+  "account",
+  "emojis",
+  "poll",
+] as const;
+type Changing = Record<(typeof CHANGING)[number], unknown>;
+
+/** The entity in Mastodon's field order (the viewer's part aside): the status's own values, and `d`. */
+function shape(rt: Runtime, { row, mentions, tags, media }: StatusShared, d: Changing): StatusEntity {
   return {
     id: row.id,
     created_at: row.created_at.toISOString(),
@@ -35,23 +48,44 @@ function renderShared(rt: Runtime, view: StatusView, reblog: StatusEntity | null
     language: row.language,
     uri: row.uri,
     url: row.url,
-    replies_count: s?.replies_count ?? 0,
-    reblogs_count: s?.reblogs_count ?? 0,
-    favourites_count: s?.favourites_count ?? 0,
+    replies_count: d.replies_count,
+    reblogs_count: d.reblogs_count,
+    favourites_count: d.favourites_count,
     quotes_count: 0,
     edited_at: iso(row.edited_at),
     content: row.content,
-    reblog,
-    // The app a status was posted with shows only to its author.
-    application: own ? application : null,
-    account,
+    reblog: d.reblog as StatusEntity | null,
+    application: d.application,
+    account: d.account,
     media_attachments: media.map((m) => renderMedia(rt.config, m)),
     mentions,
     tags,
-    emojis: renderCustomEmojis(rt.config, view.emojis),
+    emojis: d.emojis,
     card: null,
-    poll: view.poll ? renderPoll(view.poll) : null,
+    poll: d.poll,
     quote: null,
+  };
+}
+
+/** The changing values of `view`, its boost and author rendered by `nest`. */
+function changing(
+  rt: Runtime,
+  view: StatusView,
+  nest: { status: (v: StatusView) => unknown; account: (v: AccountView) => unknown },
+): Changing {
+  const s = view.counts;
+  // The app a status was posted with shows only to its author.
+  const own = view.viewer !== null && view.viewer.id === view.shared.row.account_id;
+  return {
+    replies_count: s?.replies_count ?? 0,
+    reblogs_count: s?.reblogs_count ?? 0,
+    favourites_count: s?.favourites_count ?? 0,
+    reblog: view.reblog ? nest.status(view.reblog) : null,
+    application: own ? view.shared.application : null,
+    account: view.account ? nest.account(view.account) : null,
+    emojis: renderCustomEmojis(rt.config, view.emojis),
+    // The poll shows the viewer's votes.
+    poll: view.poll ? renderPoll(view.poll) : null,
   };
 }
 
@@ -68,8 +102,11 @@ function viewerFields(v: ViewerState, authorId: string) {
 }
 
 export function renderStatus(rt: Runtime, view: StatusView, o: RenderOptions = {}): StatusEntity {
-  const reblog = view.reblog ? renderStatus(rt, view.reblog) : null;
-  const entity = renderShared(rt, view, reblog);
+  const nest = {
+    status: (v: StatusView) => renderStatus(rt, v),
+    account: (v: AccountView) => renderAccountView(rt, v),
+  };
+  const entity = shape(rt, view.shared, changing(rt, view, nest));
   if (view.viewer) Object.assign(entity, viewerFields(view.viewer, view.shared.row.account_id));
   if (o.withSource) entity.text = view.shared.row.text;
   return entity;
@@ -78,3 +115,57 @@ export function renderStatus(rt: Runtime, view: StatusView, o: RenderOptions = {
 export function renderStatuses(rt: Runtime, views: readonly StatusView[]): StatusEntity[] {
   return views.map((view) => renderStatus(rt, view));
 }
+
+/** Templates by status: a status's shared part is replaced, not changed, when the status changes. */
+const templates = new WeakMap<StatusShared, Template>();
+const HOLES = holes(CHANGING);
+
+/** Writes the entity renderStatus makes, as JSON. */
+export function writeStatus(rt: Runtime, out: JsonOut, view: StatusView): void {
+  let template = templates.get(view.shared);
+  if (!template) {
+    template = makeTemplate(shape(rt, view.shared, HOLES));
+    templates.set(view.shared, template);
+  }
+  const nest = {
+    status: (v: StatusView) => new Writer((o) => writeStatus(rt, o, v)),
+    account: (v: AccountView) => new Writer((o) => writeAccount(rt, o, v)),
+  };
+  const viewer = view.viewer;
+  fill(
+    out,
+    template,
+    changing(rt, view, nest),
+    viewer ? (o) => o.text(viewerJson(viewer, view.shared.row.account_id)) : undefined,
+  );
+}
+
+/** The viewer's members as JSON, with a leading comma; without filters, one of a few texts, kept. */
+const viewerTexts: string[] = [];
+function viewerJson(v: ViewerState, authorId: string): string {
+  const members = () => `,${JSON.stringify(viewerFields(v, authorId)).slice(1, -1)}`;
+  if (v.filtered.length > 0) return members();
+  const own = v.id === authorId;
+  const key =
+    +v.favourited |
+    (+v.reblogged << 1) |
+    (+v.muted << 2) |
+    (+v.bookmarked << 3) |
+    (+own << 4) |
+    (+(own && v.pinned) << 5);
+  viewerTexts[key] ??= members();
+  return viewerTexts[key];
+}
+
+/** Writes renderStatuses' array, as JSON. */
+export function writeStatuses(rt: Runtime, out: JsonOut, views: readonly StatusView[]): void {
+  writeArray(out, views, (o, view) => writeStatus(rt, o, view));
+}
+
+/** renderStatus as JSON bytes. */
+export const statusJson = (rt: Runtime, view: StatusView): Buffer<ArrayBuffer> =>
+  jsonBytes((out) => writeStatus(rt, out, view));
+
+/** renderStatuses as JSON bytes. */
+export const statusesJson = (rt: Runtime, views: readonly StatusView[]): Buffer<ArrayBuffer> =>
+  jsonBytes((out) => writeStatuses(rt, out, views));

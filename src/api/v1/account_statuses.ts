@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { params, router } from "../../http/hono.ts";
+import { jsonText, params, router } from "../../http/hono.ts";
 import { parse, pathId, zFlag, zText } from "../../http/validate.ts";
-import { renderStatuses } from "../../serializers/status.ts";
+import { statusesJson } from "../../serializers/status.ts";
 import { viewableAccount } from "../../services/accounts/accounts.ts";
 import { accountStatuses, pinnedStatuses } from "../../services/statuses/read.ts";
 import { loadStatusViews } from "../../services/statuses/views.ts";
@@ -30,10 +30,10 @@ accountStatusesApi.get("/api/v1/accounts/:id/statuses", tokenIfGiven("read:statu
     if (error.status !== 410) throw error;
   });
   const render = async (ids: string[]) =>
-    renderStatuses(rt, await loadStatusViews(rt, viewer, ids, { context: "account" }));
+    jsonText(c, statusesJson(rt, await loadStatusViews(rt, viewer, ids, { context: "account" })));
   if (p.pinned) {
     // Pins are few and come all at once: no pagination headers.
-    return c.json(await render(await pinnedStatuses(rt, viewer, id)));
+    return render(await pinnedStatuses(rt, viewer, id));
   }
   const result = await accountStatuses(
     rt,
@@ -48,5 +48,5 @@ accountStatusesApi.get("/api/v1/accounts/:id/statuses", tokenIfGiven("read:statu
     pageParams(all),
   );
   setLinkHeader(c, rt.config.origin, result);
-  return c.json(await render(result.items));
+  return render(result.items);
 });

@@ -2,9 +2,9 @@
 
 import { z } from "zod";
 import { WORD_MAX } from "../../domain/lengths.ts";
-import { type Ctx, params, router } from "../../http/hono.ts";
+import { type Ctx, jsonText, params, router } from "../../http/hono.ts";
 import { parse, pathId, zText } from "../../http/validate.ts";
-import { renderStatus, renderStatuses } from "../../serializers/status.ts";
+import { statusesJson, statusJson } from "../../serializers/status.ts";
 import * as act from "../../services/statuses/interactions.ts";
 import { loadStatusView, loadStatusViews } from "../../services/statuses/views.ts";
 import { accountEntities } from "../account_pages.ts";
@@ -31,7 +31,7 @@ for (const [name, scope, action] of simple) {
   statusActions.post(`/api/v1/statuses/:id/${name}`, requireUser(scope), async (c) => {
     const viewer = currentUser(c).accountId;
     const id = await action(c.var.rt, viewer, pathId(c.req.param("id")));
-    return c.json(renderStatus(c.var.rt, await loadStatusView(c.var.rt, viewer, id)));
+    return jsonText(c, statusJson(c.var.rt, await loadStatusView(c.var.rt, viewer, id)));
   });
 }
 
@@ -39,7 +39,7 @@ statusActions.post("/api/v1/statuses/:id/reblog", requireUser("write:statuses"),
   const p = parse(z.object({ visibility: zText(WORD_MAX) }), await params(c));
   const viewer = currentUser(c).accountId;
   const id = await act.reblog(c.var.rt, viewer, pathId(c.req.param("id")), p.visibility);
-  return c.json(renderStatus(c.var.rt, await loadStatusView(c.var.rt, viewer, id)));
+  return jsonText(c, statusJson(c.var.rt, await loadStatusView(c.var.rt, viewer, id)));
 });
 
 for (const [name, kind] of [
@@ -67,6 +67,6 @@ for (const [path, table, scope] of [
     const viewer = currentUser(c).accountId;
     const result = await act.savedStatuses(c.var.rt, viewer, table, pageParams(await params(c)));
     setLinkHeader(c, c.var.rt.config.origin, result);
-    return c.json(renderStatuses(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items)));
+    return jsonText(c, statusesJson(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items)));
   });
 }

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { unprocessable } from "../../domain/errors.ts";
 import { WORD_MAX } from "../../domain/lengths.ts";
-import { params, router } from "../../http/hono.ts";
+import { jsonText, params, router } from "../../http/hono.ts";
 import { parse, pathId, zBool, zFlag, zIds, zInt, zRef, zString, zStrings, zText } from "../../http/validate.ts";
+import { jsonBytes } from "../../serializers/json_text.ts";
 import { renderMedia } from "../../serializers/media_attachment.ts";
-import { renderStatus, renderStatuses } from "../../serializers/status.ts";
+import { renderStatus, statusesJson, statusJson, writeStatuses } from "../../serializers/status.ts";
 import { loadMediaByIds } from "../../services/media/rows.ts";
 import { deleteStatus } from "../../services/statuses/delete.ts";
 import { editStatus, ownStatus, statusHistory } from "../../services/statuses/edit.ts";
@@ -101,7 +102,7 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
       poll: pollOf(p),
     },
   );
-  return c.json(renderStatus(c.var.rt, await loadStatusView(c.var.rt, user.accountId, id)));
+  return jsonText(c, statusJson(c.var.rt, await loadStatusView(c.var.rt, user.accountId, id)));
 });
 
 statuses.get("/api/v1/statuses", tokenIfGiven("read:statuses"), async (c) => {
@@ -110,21 +111,30 @@ statuses.get("/api/v1/statuses", tokenIfGiven("read:statuses"), async (c) => {
   if (ids.length > 40) throw unprocessable("Validation failed: too many ids (at most 40)");
   const viewer = viewerId(c);
   const views = await loadStatusViews(c.var.rt, viewer, await visibleIds(c.var.rt, viewer, ids));
-  return c.json(renderStatuses(c.var.rt, views));
+  return jsonText(c, statusesJson(c.var.rt, views));
 });
 
 statuses.get("/api/v1/statuses/:id", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
   const row = await visibleStatus(c.var.rt, viewer, pathId(c.req.param("id")));
-  return c.json(renderStatus(c.var.rt, await loadStatusView(c.var.rt, viewer, row.id, { context: "thread" })));
+  return jsonText(c, statusJson(c.var.rt, await loadStatusView(c.var.rt, viewer, row.id, { context: "thread" })));
 });
 
 statuses.get("/api/v1/statuses/:id/context", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
   const { ancestors, descendants } = await threadContext(c.var.rt, viewer, pathId(c.req.param("id")));
-  const render = async (ids: string[]) =>
-    renderStatuses(c.var.rt, await loadStatusViews(c.var.rt, viewer, ids, { context: "thread" }));
-  return c.json({ ancestors: await render(ancestors), descendants: await render(descendants) });
+  const load = (ids: string[]) => loadStatusViews(c.var.rt, viewer, ids, { context: "thread" });
+  const [before, after] = await Promise.all([load(ancestors), load(descendants)]);
+  return jsonText(
+    c,
+    jsonBytes((out) => {
+      out.text('{"ancestors":');
+      writeStatuses(c.var.rt, out, before);
+      out.text(',"descendants":');
+      writeStatuses(c.var.rt, out, after);
+      out.text("}");
+    }),
+  );
 });
 
 statuses.put("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) => {
@@ -136,7 +146,7 @@ statuses.put("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) =>
     poll: pollOf(p),
     mediaAttributes: p.media_attributes?.flatMap((a) => (a.id ? [{ ...a, id: a.id }] : [])),
   });
-  return c.json(renderStatus(c.var.rt, await loadStatusView(c.var.rt, user.accountId, id)));
+  return jsonText(c, statusJson(c.var.rt, await loadStatusView(c.var.rt, user.accountId, id)));
 });
 
 statuses.delete("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) => {

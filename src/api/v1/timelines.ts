@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ApiError } from "../../domain/errors.ts";
-import { type Ctx, params, router } from "../../http/hono.ts";
+import { type Ctx, jsonText, params, router } from "../../http/hono.ts";
 import { parse, pathId, zFlag, zStrings } from "../../http/validate.ts";
-import { renderStatuses } from "../../serializers/status.ts";
+import { statusesJson } from "../../serializers/status.ts";
 import {
   type FeedPage,
   homeTimeline,
@@ -31,7 +31,7 @@ timelines.get("/api/v1/timelines/list/:list_id", requireUser("read:lists"), asyn
 async function feedResponse(c: Ctx, viewer: string, page: FeedPage) {
   setLinkHeader(c, c.var.rt.config.origin, page);
   const views = await loadStatusViews(c.var.rt, viewer, page.items, { context: "home", live: page.live });
-  return c.json(renderStatuses(c.var.rt, views));
+  return jsonText(c, statusesJson(c.var.rt, views));
 }
 
 const flag = zFlag();
@@ -62,7 +62,10 @@ timelines.get("/api/v1/timelines/public", tokenIfGiven("read:statuses"), async (
     pageParams(all),
   );
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(renderStatuses(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items, { context: "public" })));
+  return jsonText(
+    c,
+    statusesJson(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items, { context: "public" })),
+  );
 });
 
 timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), async (c) => {
@@ -84,5 +87,8 @@ timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), a
     pageParams(all),
   );
   setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(renderStatuses(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items, { context: "public" })));
+  return jsonText(
+    c,
+    statusesJson(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items, { context: "public" })),
+  );
 });

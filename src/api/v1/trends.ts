@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { badRequest, notFound } from "../../domain/errors.ts";
-import { type Ctx, params, router } from "../../http/hono.ts";
+import { type Ctx, jsonText, params, router } from "../../http/hono.ts";
 import { parse, zInt, zText } from "../../http/validate.ts";
-import { renderStatuses } from "../../serializers/status.ts";
+import { statusesJson } from "../../serializers/status.ts";
 import { renderTags } from "../../serializers/tag.ts";
 import { loadTagViews } from "../../services/statuses/tag_views.ts";
 import { loadStatusViews } from "../../services/statuses/views.ts";
@@ -29,7 +29,7 @@ trends.get("/api/v1/trends", tokenIfGiven("read"), tagsRoute);
 trends.get("/api/v1/trends/statuses", tokenIfGiven("read"), async (c) => {
   const viewer = viewerId(c);
   const ids = await trendingStatuses(c.var.rt, viewer, await page(c, 20));
-  return c.json(renderStatuses(c.var.rt, await loadStatusViews(c.var.rt, viewer, ids, { context: "public" })));
+  return jsonText(c, statusesJson(c.var.rt, await loadStatusViews(c.var.rt, viewer, ids, { context: "public" })));
 });
 
 // Links trend from their preview cards, which Rookery does not fetch yet: none trends.

@@ -198,6 +198,8 @@ function cachedShape(key: string, build: () => Shape): Shape {
   return found;
 }
 
+const [COMMA, SEMICOLON, MINUS, ZERO, NINE] = [",", ";", "-", "0", "9"].map((c) => c.charCodeAt(0));
+
 /** Runs a shape and reads its entries: the live state, and the ids of `i` entries. */
 async function run(
   rt: Runtime,
@@ -212,16 +214,40 @@ async function run(
   const ids: string[] = [];
   let horizon: string | null = null;
   const byKind: Record<string, Set<string>> = { f: new Set(), b: new Set(), p: new Set(), r: new Set(), m: new Set() };
-  for (const entry of rows[0]?.entries?.split(";") ?? []) {
-    const [kind, id, a, b, c, d] = entry.split(",");
+  // Read in place (entries `kind,id,…` joined by `;`): splitting made an array and a string for every
+  // entry and field, the most a timeline request allocated after its answer.
+  const text = rows[0]?.entries ?? "";
+  let at = 0;
+  /** The field at `at` (ended by a comma, a semicolon or the end), and `at` past its separator. */
+  const field = () => {
+    let end = at;
+    while (end < text.length && text.charCodeAt(end) !== COMMA && text.charCodeAt(end) !== SEMICOLON) end++;
+    const value = text.slice(at, end);
+    at = end + 1;
+    return value;
+  };
+  /** The number at `at`, likewise. */
+  const count = () => {
+    const sign = text.charCodeAt(at) === MINUS ? -1 : 1;
+    if (sign < 0) at++;
+    let n = 0;
+    for (let code = text.charCodeAt(at); code >= ZERO && code <= NINE; code = text.charCodeAt(++at))
+      n = n * 10 + code - ZERO;
+    at++;
+    return sign * n;
+  };
+  while (at < text.length) {
+    const kind = text[at];
+    at += 2;
+    const id = field();
     if (kind === "s") {
-      stats.set(id, { replies_count: Number(a), reblogs_count: Number(b), favourites_count: Number(c) });
+      stats.set(id, { replies_count: count(), reblogs_count: count(), favourites_count: count() });
     } else if (kind === "c") {
       accounts.set(id, {
-        followers_count: Number(a),
-        following_count: Number(b),
-        statuses_count: Number(c),
-        last_status_at: d || null,
+        followers_count: count(),
+        following_count: count(),
+        statuses_count: count(),
+        last_status_at: field() || null,
       });
     } else if (kind === "i") {
       ids.push(id);
