@@ -193,7 +193,7 @@ export function writeAccount(rt: Runtime, out: JsonOut, view: AccountView): void
   fill(
     out,
     template,
-    changing(rt, view, (v) => new Writer((o) => writeAccount(rt, o, v))),
+    changing(rt, view, (v) => new Writer(writeAccount, rt, v)),
   );
 }
 

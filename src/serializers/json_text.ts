@@ -44,11 +44,19 @@ export function jsonBytes(write: (out: JsonOut) => void): Buffer<ArrayBuffer> {
   return out.done();
 }
 
-/** A value that writes its own JSON: a nested entity filled from its own template. */
-export class Writer {
-  readonly write: (out: JsonOut) => void;
-  constructor(write: (out: JsonOut) => void) {
-    this.write = write;
+/** A value that writes its own JSON: a nested entity (`view`) filled from its own template by `write`. */
+export class Writer<R = unknown, V = unknown> {
+  readonly #write: (rt: R, out: JsonOut, view: V) => void;
+  readonly #rt: R;
+  readonly #view: V;
+  constructor(write: (rt: R, out: JsonOut, view: V) => void, rt: R, view: V) {
+    this.#write = write;
+    this.#rt = rt;
+    this.#view = view;
+  }
+
+  write(out: JsonOut): void {
+    this.#write(this.#rt, out, this.#view);
   }
 }
 
@@ -81,18 +89,17 @@ export function makeTemplate(entity: object): Template {
 }
 
 /**
- * Writes `t` with its holes filled from `values`; `more` writes further members (each with its
- * leading comma) before the closing brace.
+ * Writes `t` with its holes filled from `values`, and `more` (further members, with a leading comma)
+ * before the closing brace.
  */
-export function fill(out: JsonOut, t: Template, values: Record<string, unknown>, more?: (out: JsonOut) => void) {
+export function fill(out: JsonOut, t: Template, values: Record<string, unknown>, more = "") {
   const { pieces, keys } = t;
   out.text(pieces[0]);
   for (let i = 0; i < keys.length; i++) {
     out.value(values[keys[i]]);
     out.text(pieces[i + 1]);
   }
-  more?.(out);
-  out.text("}");
+  out.text(`${more}}`);
 }
 
 /** Writes an array of entities, each written by `write`. */

@@ -71,7 +71,7 @@ function shape(rt: Runtime, { row, mentions, tags, media }: StatusShared, d: Cha
 function changing(
   rt: Runtime,
   view: StatusView,
-  nest: { status: (v: StatusView) => unknown; account: (v: AccountView) => unknown },
+  nest: { status: (rt: Runtime, v: StatusView) => unknown; account: (rt: Runtime, v: AccountView) => unknown },
 ): Changing {
   const s = view.counts;
   // The app a status was posted with shows only to its author.
@@ -80,9 +80,9 @@ function changing(
     replies_count: s?.replies_count ?? 0,
     reblogs_count: s?.reblogs_count ?? 0,
     favourites_count: s?.favourites_count ?? 0,
-    reblog: view.reblog ? nest.status(view.reblog) : null,
+    reblog: view.reblog ? nest.status(rt, view.reblog) : null,
     application: own ? view.shared.application : null,
-    account: view.account ? nest.account(view.account) : null,
+    account: view.account ? nest.account(rt, view.account) : null,
     emojis: renderCustomEmojis(rt.config, view.emojis),
     // The poll shows the viewer's votes.
     poll: view.poll ? renderPoll(view.poll) : null,
@@ -101,12 +101,11 @@ function viewerFields(v: ViewerState, authorId: string) {
   };
 }
 
+/** Nested entities as objects, for renderStatus. */
+const asObjects = { status: (rt: Runtime, v: StatusView) => renderStatus(rt, v), account: renderAccountView };
+
 export function renderStatus(rt: Runtime, view: StatusView, o: RenderOptions = {}): StatusEntity {
-  const nest = {
-    status: (v: StatusView) => renderStatus(rt, v),
-    account: (v: AccountView) => renderAccountView(rt, v),
-  };
-  const entity = shape(rt, view.shared, changing(rt, view, nest));
+  const entity = shape(rt, view.shared, changing(rt, view, asObjects));
   if (view.viewer) Object.assign(entity, viewerFields(view.viewer, view.shared.row.account_id));
   if (o.withSource) entity.text = view.shared.row.text;
   return entity;
@@ -120,6 +119,12 @@ export function renderStatuses(rt: Runtime, views: readonly StatusView[]): Statu
 const templates = new WeakMap<StatusShared, Template>();
 const HOLES = holes(CHANGING);
 
+/** Nested entities as writers of their JSON, for writeStatus. */
+const asWriters = {
+  status: (rt: Runtime, v: StatusView) => new Writer(writeStatus, rt, v),
+  account: (rt: Runtime, v: AccountView) => new Writer(writeAccount, rt, v),
+};
+
 /** Writes the entity renderStatus makes, as JSON. */
 export function writeStatus(rt: Runtime, out: JsonOut, view: StatusView): void {
   let template = templates.get(view.shared);
@@ -127,16 +132,11 @@ export function writeStatus(rt: Runtime, out: JsonOut, view: StatusView): void {
     template = makeTemplate(shape(rt, view.shared, HOLES));
     templates.set(view.shared, template);
   }
-  const nest = {
-    status: (v: StatusView) => new Writer((o) => writeStatus(rt, o, v)),
-    account: (v: AccountView) => new Writer((o) => writeAccount(rt, o, v)),
-  };
-  const viewer = view.viewer;
   fill(
     out,
     template,
-    changing(rt, view, nest),
-    viewer ? (o) => o.text(viewerJson(viewer, view.shared.row.account_id)) : undefined,
+    changing(rt, view, asWriters),
+    view.viewer ? viewerJson(view.viewer, view.shared.row.account_id) : "",
   );
 }
 
