@@ -75,11 +75,13 @@ test("memory: MEMORY_LIMIT shares out the heap limits; out-of-range settings are
   assert.deepEqual(heapLimits(memory, 2), {
     mainOldMb: 205,
     mainSemiMb: 8,
+    growingPercent: 100,
     thread: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 24 },
   });
   assert.deepEqual(heapLimits(loadConfig({ MEMORY_LIMIT: "2048" }).memory, 2), {
     mainOldMb: 819,
     mainSemiMb: 8,
+    growingPercent: 100,
     thread: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 24 },
   });
   assert.equal(heapLimits(memory, 1).mainSemiMb, 32, "a thread serving alone has the others' young generation");
