@@ -89,7 +89,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
       log.info("{method} {path}: the client closed the connection before sending the whole body", {
         method: c.req.method,
         path: c.req.path,
-        requestId: c.var.requestId,
+        requestId: c.get("requestId"),
       });
       return c.json({ error: "The request body was cut short" }, 400);
     }
@@ -105,10 +105,10 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     log.error("Unhandled error in {method} {path} ({requestId}): {error}", {
       method: c.req.method,
       path: c.req.path,
-      requestId: c.var.requestId,
+      requestId: c.get("requestId"),
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
-    return c.json({ error: `Internal server error (request ${c.var.requestId})` }, 500);
+    return c.json({ error: `Internal server error (request ${c.get("requestId")})` }, 500);
   });
   return app;
 }

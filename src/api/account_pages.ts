@@ -26,10 +26,10 @@ export async function credentialAccountEntity(rt: Runtime, userId: string) {
 export const ACCOUNT_PAGE = { default: 40, max: 80 };
 
 export async function accountPage(c: Ctx, result: AccountPage) {
-  setLinkHeader(c, c.var.rt.config.origin, result);
+  setLinkHeader(c, c.get("rt").config.origin, result);
   return c.json(
     await accountEntities(
-      c.var.rt,
+      c.get("rt"),
       result.items.map((i) => i.account_id),
     ),
   );

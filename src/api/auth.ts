@@ -23,7 +23,7 @@ export function tokenOf(c: Ctx): string | null {
  */
 export const resolveAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = tokenOf(c);
-  c.set("auth", token ? await authenticate(c.var.rt, token) : null);
+  c.set("auth", token ? await authenticate(c.get("rt"), token) : null);
   await next();
 };
 
@@ -49,7 +49,7 @@ export function activeUser(auth: Auth): AuthUser {
 export const requireToken =
   (...scopes: string[]): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    checkScopes(c.var.auth, scopes);
+    checkScopes(c.get("auth"), scopes);
     await next();
   };
 
@@ -61,7 +61,7 @@ export const requireToken =
 export const tokenIfGiven =
   (...scopes: string[]): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    if (c.var.auth || tokenOf(c)) checkScopes(c.var.auth, scopes);
+    if (c.get("auth") || tokenOf(c)) checkScopes(c.get("auth"), scopes);
     await next();
   };
 
@@ -69,17 +69,17 @@ export const tokenIfGiven =
 export const requireUser =
   (...scopes: string[]): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    activeUser(checkScopes(c.var.auth, scopes));
+    activeUser(checkScopes(c.get("auth"), scopes));
     await next();
   };
 
 /** The acting user on a route guarded by requireUser. */
 export function currentUser(c: Ctx): AuthUser {
-  return c.var.auth!.user!;
+  return c.get("auth")!.user!;
 }
 
 /** The viewer's account id on routes open to everyone (null when anonymous or not an active user). */
 export function viewerId(c: Ctx): string | null {
-  const user = c.var.auth?.user;
+  const user = c.get("auth")?.user;
   return user && !inactiveReason(user) ? user.accountId : null;
 }

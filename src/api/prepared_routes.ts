@@ -55,7 +55,7 @@ export const preparedRoutes: ReadonlyMap<string, PreparedBuilder> = new Map<stri
 
 /** The router's answer for a prepared path (a request the fast path let through): the same bytes. */
 export async function preparedResponse(c: Ctx, path: string): Promise<Response> {
-  const prepared = await preparedRoutes.get(path)!(c.var.rt);
+  const prepared = await preparedRoutes.get(path)!(c.get("rt"));
   const fresh = matches(c.req.header("if-none-match"), prepared.etag);
   for (const [name, value] of Object.entries(fresh ? prepared.headers : prepared.full)) c.header(name, value);
   return fresh ? c.body(null, 304) : c.body(new Uint8Array(prepared.body));

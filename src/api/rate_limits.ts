@@ -94,7 +94,7 @@ export function apiRateLimits(rt: Runtime): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const ip = clientIp(c);
     if (limits.exemptLoopback && ip && isLoopback(ip)) return next();
-    const auth = c.var.auth;
+    const auth = c.get("auth");
     const caller: Caller = {
       userId: auth?.user?.id ?? null,
       tokenId: auth?.tokenId ?? null,

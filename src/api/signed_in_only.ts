@@ -20,8 +20,12 @@ function openToAnyone(method: string, path: string, limitedFederation: boolean):
 }
 
 export const signedInOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const config = c.var.rt.config;
-  if (apiNeedsUser(config) && !c.var.auth?.user && !openToAnyone(c.req.method, c.req.path, config.limitedFederation)) {
+  const config = c.get("rt").config;
+  if (
+    apiNeedsUser(config) &&
+    !c.get("auth")?.user &&
+    !openToAnyone(c.req.method, c.req.path, config.limitedFederation)
+  ) {
     throw new ApiError(401, "This method requires an authenticated user");
   }
   await next();

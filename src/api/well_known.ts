@@ -7,7 +7,7 @@ import { preparedResponse } from "./prepared_routes.ts";
 export const wellKnown = router();
 
 wellKnown.get("/.well-known/nodeinfo", (c) => {
-  const o = c.var.rt.config.origin;
+  const o = c.get("rt").config.origin;
   return c.json({
     links: [
       { rel: NODEINFO_PROFILE("2.0"), href: `${o}/nodeinfo/2.0` },
@@ -21,7 +21,7 @@ for (const version of ["2.0", "2.1"] as const) {
 }
 
 wellKnown.get("/.well-known/host-meta", (c) => {
-  const template = `${c.var.rt.config.origin}/.well-known/webfinger?resource={uri}`;
+  const template = `${c.get("rt").config.origin}/.well-known/webfinger?resource={uri}`;
   if ((c.req.header("accept") ?? "").includes("json") || c.req.query("format") === "json") {
     return c.json({ links: [{ rel: "lrdd", template }] });
   }

@@ -26,8 +26,8 @@ export const federationMiddleware: MiddlewareHandler<AppEnv> = async (c, next) =
   }
   let fellThrough = false;
   const { federationOf } = await federation();
-  const response = await federationOf(c.var.rt).fetch(request, {
-    contextData: c.var.rt,
+  const response = await federationOf(c.get("rt")).fetch(request, {
+    contextData: c.get("rt"),
     onNotFound: () => {
       fellThrough = true;
       return new Response(null, { status: 404 });

@@ -7,6 +7,6 @@ import { type AppEnv, clientIp } from "./hono.ts";
 
 export const refuseBlockedAddresses: MiddlewareHandler<AppEnv> = async (c, next) => {
   const ip = clientIp(c);
-  if (ip && (await accessRefused(c.var.rt, ip))) return c.json({ error: "Forbidden" }, 403);
+  if (ip && (await accessRefused(c.get("rt"), ip))) return c.json({ error: "Forbidden" }, 403);
   return next();
 };

@@ -42,7 +42,7 @@ async function actorHost(c: Ctx): Promise<string | null> {
 }
 
 async function refused(c: Ctx, host: string | null): Promise<boolean> {
-  return host !== null && (await domainPolicy(c.var.rt, host)).refused;
+  return host !== null && (await domainPolicy(c.get("rt"), host)).refused;
 }
 
 const refusal = (c: Ctx) => c.json({ error: "This server does not federate with yours" }, 403);
@@ -51,11 +51,11 @@ export const federationGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const path = c.req.path;
   const method = c.req.method;
   if (method === "POST" && INBOX.test(path)) {
-    if (!(await refusesAny(c.var.rt))) return next();
+    if (!(await refusesAny(c.get("rt")))) return next();
     if ((await refused(c, signerHost(c))) || (await refused(c, await actorHost(c)))) return refusal(c);
     return next();
   }
-  const config = c.var.rt.config;
+  const config = c.get("rt").config;
   const read = (method === "GET" || method === "HEAD") && READABLE.test(path) && !INSTANCE_ACTOR.test(path);
   if (!read || !ACTIVITY_STREAMS.test(c.req.header("accept") ?? "")) return next();
   if (!config.authorizedFetch && !config.limitedFederation) return next();

@@ -6,6 +6,7 @@ import type { Runtime } from "../runtime.ts";
 import type { Auth } from "../services/auth/authenticate.ts";
 import { type Params, requestParams } from "./params.ts";
 
+/** Variables are read with `c.get(…)`: Hono's `c.var` copies all of them into a new object on every read. */
 export interface AppEnv {
   Bindings: Partial<HttpBindings>;
   Variables: {
@@ -23,7 +24,7 @@ export const router = () => new Hono<AppEnv>();
 /** Query and body parameters merged (the body wins), parsed once. */
 export function params(c: Ctx): Promise<Params> {
   // Media uploads are the largest bodies a client sends.
-  return requestParams(c, c.var.rt.config.limits.videoSize + 1024 * 1024);
+  return requestParams(c, c.get("rt").config.limits.videoSize + 1024 * 1024);
 }
 
 const LOOPBACK_OR_PRIVATE = /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|::1$|::ffff:127\.|fc|fd)/;

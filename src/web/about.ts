@@ -9,7 +9,7 @@ import { page } from "./layout.ts";
 export const aboutPages = router();
 
 aboutPages.get("/about", async (c) => {
-  const rt = c.var.rt;
+  const rt = c.get("rt");
   const about = await siteText(rt, "extended_description");
   const list = await rules(rt);
   return c.html(
@@ -27,15 +27,15 @@ ${rt.config.site.contactEmail ? html`<p>Contact: <a href="mailto:${rt.config.sit
 });
 
 aboutPages.get("/privacy-policy", async (c) => {
-  const policy = await privacyPolicy(c.var.rt);
+  const policy = await privacyPolicy(c.get("rt"));
   return c.html(
-    page("Privacy policy", html`<h1>Privacy policy</h1>${raw(policy.content)}`, c.var.rt.config.site.title),
+    page("Privacy policy", html`<h1>Privacy policy</h1>${raw(policy.content)}`, c.get("rt").config.site.title),
   );
 });
 
 aboutPages.get("/terms-of-service", async (c) => {
-  const site = c.var.rt.config.site.title;
-  const current = currentTerms(await termsVersions(c.var.rt));
+  const site = c.get("rt").config.site.title;
+  const current = currentTerms(await termsVersions(c.get("rt")));
   if (!current) {
     return c.html(
       page(

@@ -8,8 +8,8 @@ export const confirmationPages = router();
 
 confirmationPages.get("/auth/confirmation", async (c) => {
   const token = c.req.query("confirmation_token") ?? "";
-  const site = c.var.rt.config.site.title;
-  const confirmed = token ? await confirmEmail(c.var.rt, token) : null;
+  const site = c.get("rt").config.site.title;
+  const confirmed = token ? await confirmEmail(c.get("rt"), token) : null;
   if (!confirmed) {
     return c.html(
       messagePage({ site, title: "Invalid link", message: "This confirmation link is invalid or was already used." }),

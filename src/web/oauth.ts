@@ -70,7 +70,7 @@ async function readRequest(c: Ctx, given: Record<string, unknown>): Promise<Auth
   if (!parsed.success) throw new OAuthError("invalid_request");
   const raw = parsed.data;
   if (!raw.client_id) throw missingParameter("client_id");
-  const app = await findApplication(c.var.rt, { clientId: raw.client_id });
+  const app = await findApplication(c.get("rt"), { clientId: raw.client_id });
   if (!app) throw new OAuthError("invalid_client");
   // RFC 6749 §3.1.2.3: with a single registered URI, the request may leave it out.
   const redirectUri = raw.redirect_uri ?? (app.redirect_uris.length === 1 ? app.redirect_uris[0] : "");
@@ -126,7 +126,7 @@ async function answer(
       return c.redirect(withFragment(request.redirectUri, values), 302);
     case "form_post":
       return c.html(
-        formPostPage({ site: c.var.rt.config.site.title, lang, action: request.redirectUri, fields: values }),
+        formPostPage({ site: c.get("rt").config.site.title, lang, action: request.redirectUri, fields: values }),
       );
     default:
       return c.redirect(withQuery(request.redirectUri, values), 302);
@@ -135,7 +135,7 @@ async function answer(
 
 /** Issues the code and hands it over: to the app, or on a page for out-of-band apps. */
 async function authorize(c: Ctx, lang: Language, request: AuthorizationRequest, user: SessionUser) {
-  const code = await createGrant(c.var.rt, {
+  const code = await createGrant(c.get("rt"), {
     app: request.app,
     userId: user.id,
     redirectUri: request.redirectUri,
@@ -144,14 +144,14 @@ async function authorize(c: Ctx, lang: Language, request: AuthorizationRequest, 
     codeChallengeMethod: request.codeChallengeMethod,
   });
   if (request.redirectUri === OOB) {
-    return c.html(codePage({ site: c.var.rt.config.site.title, lang, appName: request.app.name, code }));
+    return c.html(codePage({ site: c.get("rt").config.site.title, lang, appName: request.app.name, code }));
   }
   return answer(c, lang, request, { code });
 }
 
 /** Runs a page handler; what goes wrong becomes an error page in the visitor's language. */
 async function handle(c: Ctx, lang: Language, run: () => Promise<Response>): Promise<Response> {
-  const site = c.var.rt.config.site.title;
+  const site = c.get("rt").config.site.title;
   const title = lang.t.error.title;
   try {
     return await run();
@@ -178,7 +178,7 @@ function safeReturn(value: unknown): string {
 }
 
 async function showSignIn(c: Ctx, lang: Language, returnTo: string, email?: string, error?: string) {
-  const site = c.var.rt.config.site.title;
+  const site = c.get("rt").config.site.title;
   return signInPage({ site, lang, csrf: await csrfToken(c), returnTo, email, error });
 }
 
@@ -197,22 +197,23 @@ oauthPages.get("/oauth/authorize", async (c) => {
     }
     const reason = inactiveReason(user);
     if (reason) {
-      const site = c.var.rt.config.site.title;
+      const site = c.get("rt").config.site.title;
       const t = lang.t.blocked;
       return c.html(messagePage({ site, lang, title: t.title, message: t[reason], csrf: await csrfToken(c) }), 403);
     }
     // Mastodon asks once: the same app with the same scopes is authorized again without a page.
-    if (await alreadyAuthorized(c.var.rt, request.app, user.id, request.scopes)) {
+    if (await alreadyAuthorized(c.get("rt"), request.app, user.id, request.scopes)) {
       return authorize(c, lang, request, user);
     }
-    const account = await c.var.rt.db
-      .selectFrom("accounts")
+    const account = await c
+      .get("rt")
+      .db.selectFrom("accounts")
       .select("username")
       .where("id", "=", user.accountId)
       .executeTakeFirstOrThrow();
     return c.html(
       consentPage({
-        site: c.var.rt.config.site.title,
+        site: c.get("rt").config.site.title,
         lang,
         csrf: await csrfToken(c),
         appName: request.app.name,
@@ -258,7 +259,7 @@ oauthPages.post("/auth/sign_in", async (c) => {
   if (!(await validCsrf(c, p.authenticity_token))) return again(t.expired, 422);
   let user: SessionUser | null;
   try {
-    user = await checkPassword(c.var.rt, email, typeof p.password === "string" ? p.password : "", clientIp(c));
+    user = await checkPassword(c.get("rt"), email, typeof p.password === "string" ? p.password : "", clientIp(c));
   } catch (error) {
     if (!(error instanceof TooManyAttempts)) throw error;
     for (const [name, value] of Object.entries(error.headers())) c.header(name, value);
@@ -267,8 +268,8 @@ oauthPages.post("/auth/sign_in", async (c) => {
   if (!user) return again(t.invalid, 401);
   // A new session for every sign-in; the one this browser had (a forced sign-in) ends.
   const previous = await sessionToken(c);
-  if (previous) await endSession(c.var.rt, previous);
-  const token = await createSession(c.var.rt, user.id, {
+  if (previous) await endSession(c.get("rt"), previous);
+  const token = await createSession(c.get("rt"), user.id, {
     ip: clientIp(c),
     userAgent: c.req.header("user-agent") ?? null,
   });
@@ -279,12 +280,12 @@ oauthPages.post("/auth/sign_in", async (c) => {
 oauthPages.post("/auth/sign_out", async (c) => {
   const p = await params(c);
   const lang = language(c, p.lang);
-  const site = c.var.rt.config.site.title;
+  const site = c.get("rt").config.site.title;
   if (!(await validCsrf(c, p.authenticity_token))) {
     return c.html(messagePage({ site, lang, title: lang.t.error.title, message: lang.t.error.expired }), 422);
   }
   const token = await sessionToken(c);
-  if (token) await endSession(c.var.rt, token);
+  if (token) await endSession(c.get("rt"), token);
   clearSessionCookie(c);
   return c.html(messagePage({ site, lang, title: lang.t.signOut.title, message: lang.t.signOut.done }));
 });

@@ -16,13 +16,13 @@ function cookieOptions(c: Ctx, maxAge?: number) {
     path: "/",
     httpOnly: true,
     sameSite: "Lax" as const,
-    secure: c.var.rt.config.origin.startsWith("https:"),
+    secure: c.get("rt").config.origin.startsWith("https:"),
     maxAge,
   };
 }
 
 export async function setSessionCookie(c: Ctx, token: string): Promise<void> {
-  await setSignedCookie(c, SESSION, token, c.var.rt.config.secretKeyBase, cookieOptions(c, SESSION_DAYS * 86_400));
+  await setSignedCookie(c, SESSION, token, c.get("rt").config.secretKeyBase, cookieOptions(c, SESSION_DAYS * 86_400));
 }
 
 export function clearSessionCookie(c: Ctx): void {
@@ -31,14 +31,14 @@ export function clearSessionCookie(c: Ctx): void {
 
 /** The session token of a request, when its cookie carries a valid signature. */
 export async function sessionToken(c: Ctx): Promise<string | null> {
-  const value = await getSignedCookie(c, c.var.rt.config.secretKeyBase, SESSION);
+  const value = await getSignedCookie(c, c.get("rt").config.secretKeyBase, SESSION);
   return value || null;
 }
 
 /** The signed-in user, or null. */
 export async function webUser(c: Ctx): Promise<SessionUser | null> {
   const token = await sessionToken(c);
-  return token ? sessionUser(c.var.rt, token) : null;
+  return token ? sessionUser(c.get("rt"), token) : null;
 }
 
 /**
@@ -57,7 +57,7 @@ async function binding(c: Ctx, create: boolean): Promise<string | null> {
 }
 
 function sign(c: Ctx, bound: string): string {
-  return createHmac("sha256", c.var.rt.config.secretKeyBase).update(`csrf:${bound}`).digest("base64url");
+  return createHmac("sha256", c.get("rt").config.secretKeyBase).update(`csrf:${bound}`).digest("base64url");
 }
 
 /** The token to put in a form. */

@@ -82,11 +82,11 @@ async function client(c: Ctx, p: Fields): Promise<{ app: Application; authentica
   const { id, secret } = credentials(c, p);
   if (!id) throw new OAuthError("invalid_client");
   if (secret) {
-    const app = await authenticateClient(c.var.rt, id, secret);
+    const app = await authenticateClient(c.get("rt"), id, secret);
     if (!app) throw new OAuthError("invalid_client");
     return { app, authenticated: true };
   }
-  const app = await findApplication(c.var.rt, { clientId: id });
+  const app = await findApplication(c.get("rt"), { clientId: id });
   if (!app) throw new OAuthError("invalid_client");
   return { app, authenticated: false };
 }
@@ -96,7 +96,7 @@ oauthApi.post("/oauth/token", async (c) => {
     const p = await read(c);
     if (!p.grant_type) throw missingParameter("grant_type");
     if (!GRANT_TYPES.has(p.grant_type)) throw new OAuthError("unsupported_grant_type");
-    const rt = c.var.rt;
+    const rt = c.get("rt");
     const { app, authenticated } = await client(c, p);
     if (p.grant_type === "authorization_code") {
       const issued = await exchangeCode(rt, {
@@ -134,7 +134,7 @@ oauthApi.post("/oauth/revoke", async (c) => {
       throw error;
     });
     if (!caller?.authenticated) throw new OAuthError("unauthorized_client");
-    if (p.token) await revokeForClient(c.var.rt, caller.app, p.token);
+    if (p.token) await revokeForClient(c.get("rt"), caller.app, p.token);
     return c.json({});
   } catch (error) {
     return oauthError(c, error);
@@ -143,9 +143,9 @@ oauthApi.post("/oauth/revoke", async (c) => {
 
 /** The OIDC claims of the signed-in user; OIDC also allows POST. */
 async function userinfo(c: Ctx) {
-  const account = await accountEntity(c.var.rt, c.var.auth!.user!.accountId);
+  const account = await accountEntity(c.get("rt"), c.get("auth")!.user!.accountId);
   return c.json({
-    iss: `${c.var.rt.config.origin}/`,
+    iss: `${c.get("rt").config.origin}/`,
     sub: account!.uri,
     name: account!.display_name,
     preferred_username: account!.username,
@@ -158,7 +158,7 @@ oauthApi.get("/oauth/userinfo", requireUser("profile"), userinfo);
 oauthApi.post("/oauth/userinfo", requireUser("profile"), userinfo);
 
 oauthApi.get("/.well-known/oauth-authorization-server", (c) => {
-  const o = c.var.rt.config.origin;
+  const o = c.get("rt").config.origin;
   return c.json({
     issuer: `${o}/`,
     service_documentation: "https://docs.joinmastodon.org/",

@@ -21,7 +21,7 @@ const schema = z.object({
 
 accountStatusesApi.get("/api/v1/accounts/:id/statuses", tokenIfGiven("read:statuses"), async (c) => {
   const id = pathId(c.req.param("id"));
-  const rt = c.var.rt;
+  const rt = c.get("rt");
   const all = await params(c);
   const p = parse(schema, all);
   const viewer = viewerId(c);

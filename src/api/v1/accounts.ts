@@ -27,11 +27,11 @@ const signUpSchema = z.object({
 });
 
 accounts.post("/api/v1/accounts", requireToken("write:accounts"), async (c) => {
-  const auth = c.var.auth!;
+  const auth = c.get("auth")!;
   if (auth.user) throw new ApiError(403, "This method requires an client credentials authentication");
   const p = parse(signUpSchema, await params(c));
   const token = await signUp(
-    c.var.rt,
+    c.get("rt"),
     auth.applicationId!,
     {
       username: p.username,
@@ -51,8 +51,8 @@ accounts.get("/api/v1/accounts/lookup", tokenIfGiven("read:accounts"), async (c)
   const p = parse(z.object({ acct: zText() }), await params(c));
   // Mastodon answers a missing acct the way it answers an unknown one.
   if (!p.acct) throw notFound();
-  const { id } = await lookupAccount(c.var.rt, p.acct);
-  return c.json(await accountEntity(c.var.rt, id));
+  const { id } = await lookupAccount(c.get("rt"), p.acct);
+  return c.json(await accountEntity(c.get("rt"), id));
 });
 
 accounts.get("/api/v1/accounts/search", requireUser("read:accounts"), async (c) => {
@@ -61,31 +61,31 @@ accounts.get("/api/v1/accounts/search", requireUser("read:accounts"), async (c) 
     z.object({ q: zText(), limit: zInt(), offset: zInt(), resolve: zBool(), following: zBool() }),
     await params(c),
   );
-  const ids = await searchAccounts(c.var.rt, currentUser(c).accountId, {
+  const ids = await searchAccounts(c.get("rt"), currentUser(c).accountId, {
     q: p.q ?? "",
     // Mastodon's limit_param: 40 by default, at most twice that.
     limit: Math.min(Math.abs(p.limit ?? 40), 80),
     offset: Math.max(p.offset ?? 0, 0),
     following: p.following ?? false,
   });
-  return c.json(await accountEntities(c.var.rt, ids));
+  return c.json(await accountEntities(c.get("rt"), ids));
 });
 
 accounts.get("/api/v1/accounts", tokenIfGiven("read:accounts"), async (c) => {
   const p = parse(z.object({ id: zIds() }), await params(c));
   const ids = [...new Set(p.id ?? [])];
   if (ids.length > 40) throw unprocessable("Validation failed: too many ids (at most 40)");
-  return c.json(await accountEntities(c.var.rt, await viewableAccountIds(c.var.rt, ids)));
+  return c.json(await accountEntities(c.get("rt"), await viewableAccountIds(c.get("rt"), ids)));
 });
 
 accounts.get("/api/v1/accounts/:id/identity_proofs", requireUser(), async (c) => {
   // Identity proofs were retired from Mastodon; the endpoint answers an empty list, as Mastodon's does.
-  await requireAccountExists(c.var.rt, pathId(c.req.param("id")));
+  await requireAccountExists(c.get("rt"), pathId(c.req.param("id")));
   return c.json([]);
 });
 
 accounts.get("/api/v1/accounts/:id", tokenIfGiven("read:accounts"), async (c) => {
   const id = pathId(c.req.param("id"));
-  await viewableAccount(c.var.rt, id);
-  return c.json(await accountEntity(c.var.rt, id));
+  await viewableAccount(c.get("rt"), id);
+  return c.json(await accountEntity(c.get("rt"), id));
 });

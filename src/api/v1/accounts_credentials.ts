@@ -24,9 +24,9 @@ function potentialUser(auth: Auth): AuthUser {
  * has confirmed their address or been approved (Mastodon's laxer check for sign-up flows).
  */
 credentials.get("/api/v1/accounts/verify_credentials", requireToken("read:accounts", "profile"), async (c) => {
-  const auth = c.var.auth!;
+  const auth = c.get("auth")!;
   const user = truthy(c.req.query("allow_nonfunctional")) ? potentialUser(auth) : activeUser(auth);
-  return c.json(await credentialAccountEntity(c.var.rt, user.id));
+  return c.json(await credentialAccountEntity(c.get("rt"), user.id));
 });
 
 const flag = zBool();
@@ -73,7 +73,7 @@ credentials.patch("/api/v1/accounts/update_credentials", requireUser("write:acco
   const all = await params(c);
   const p = parse(updateSchema, all);
   const user = currentUser(c);
-  await updateProfile(c.var.rt, user, {
+  await updateProfile(c.get("rt"), user, {
     displayName: p.display_name,
     note: p.note,
     avatar: fileParam(all.avatar, "avatar") ?? undefined,
@@ -87,13 +87,13 @@ credentials.patch("/api/v1/accounts/update_credentials", requireUser("write:acco
     attributionDomains: p.attribution_domains,
     source: sourceOf(p.source),
   });
-  return c.json(await credentialAccountEntity(c.var.rt, user.id));
+  return c.json(await credentialAccountEntity(c.get("rt"), user.id));
 });
 
 for (const kind of ["avatar", "header"] as const) {
   credentials.delete(`/api/v1/profile/${kind}`, requireUser("write:accounts"), async (c) => {
     const user = currentUser(c);
-    await removeProfileImage(c.var.rt, user.accountId, kind);
-    return c.json(await credentialAccountEntity(c.var.rt, user.id));
+    await removeProfileImage(c.get("rt"), user.accountId, kind);
+    return c.json(await credentialAccountEntity(c.get("rt"), user.id));
   });
 }

@@ -32,8 +32,8 @@ const relationshipAction =
   async (c) => {
     const me = currentUser(c).accountId;
     const id = c.req.param("id")!;
-    await action(c.var.rt, me, id, await params(c));
-    return c.json(renderRelationship(await loadRelationshipView(c.var.rt, me, id)));
+    await action(c.get("rt"), me, id, await params(c));
+    return c.json(renderRelationship(await loadRelationshipView(c.get("rt"), me, id)));
   };
 
 /** `languages[]=…`: absent changes nothing; an empty list (or only blanks) means every language. */
@@ -61,9 +61,9 @@ accountsRelationships.post(
 accountsRelationships.post("/api/v1/follows", requireUser("write:follows"), async (c) => {
   const p = parse(z.object({ uri: z.string().min(1) }), await params(c));
   const me = currentUser(c).accountId;
-  const target = await accountByReference(c.var.rt, p.uri);
-  await follow(c.var.rt, me, target.id, {});
-  return c.json(await accountEntity(c.var.rt, target.id));
+  const target = await accountByReference(c.get("rt"), p.uri);
+  await follow(c.get("rt"), me, target.id, {});
+  return c.json(await accountEntity(c.get("rt"), target.id));
 });
 
 accountsRelationships.post(
@@ -125,7 +125,7 @@ accountsRelationships.get("/api/v1/accounts/relationships", requireUser("read:fo
   const p = parse(z.object({ id: zIds(), with_suspended: zBool() }), await params(c));
   const ids = p.id ?? [];
   return c.json(
-    (await loadRelationshipViews(c.var.rt, currentUser(c).accountId, ids, { withSuspended: p.with_suspended })).map(
+    (await loadRelationshipViews(c.get("rt"), currentUser(c).accountId, ids, { withSuspended: p.with_suspended })).map(
       renderRelationship,
     ),
   );
@@ -133,9 +133,9 @@ accountsRelationships.get("/api/v1/accounts/relationships", requireUser("read:fo
 
 accountsRelationships.get("/api/v1/accounts/familiar_followers", requireUser("read:follows"), async (c) => {
   const p = parse(z.object({ id: zIds() }), await params(c));
-  const results = await familiarFollowers(c.var.rt, currentUser(c).accountId, p.id ?? []);
+  const results = await familiarFollowers(c.get("rt"), currentUser(c).accountId, p.id ?? []);
   const rendered = await accountEntities(
-    c.var.rt,
+    c.get("rt"),
     results.flatMap((r) => r.accountIds),
   );
   const byId = new Map(rendered.map((a) => [a.id, a]));
@@ -144,10 +144,10 @@ accountsRelationships.get("/api/v1/accounts/familiar_followers", requireUser("re
 
 accountsRelationships.get("/api/v1/accounts/:id/followers", tokenIfGiven("read:accounts"), async (c) => {
   const page = pageParams(await params(c), ACCOUNT_PAGE);
-  return accountPage(c, await listFollows(c.var.rt, c.req.param("id")!, "followers", viewerId(c), page));
+  return accountPage(c, await listFollows(c.get("rt"), c.req.param("id")!, "followers", viewerId(c), page));
 });
 
 accountsRelationships.get("/api/v1/accounts/:id/following", tokenIfGiven("read:accounts"), async (c) => {
   const page = pageParams(await params(c), ACCOUNT_PAGE);
-  return accountPage(c, await listFollows(c.var.rt, c.req.param("id")!, "following", viewerId(c), page));
+  return accountPage(c, await listFollows(c.get("rt"), c.req.param("id")!, "following", viewerId(c), page));
 });

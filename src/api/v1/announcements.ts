@@ -12,23 +12,23 @@ import { currentUser, requireUser } from "../auth.ts";
 export const announcements = router();
 
 announcements.get("/api/v1/announcements", requireUser(), async (c) => {
-  const views = await announcementsFor(c.var.rt, currentUser(c).accountId);
-  return c.json(renderAnnouncements(c.var.rt.config, views));
+  const views = await announcementsFor(c.get("rt"), currentUser(c).accountId);
+  return c.json(renderAnnouncements(c.get("rt").config, views));
 });
 
 announcements.post("/api/v1/announcements/:id/dismiss", requireUser("write:accounts"), async (c) => {
-  await dismissAnnouncement(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await dismissAnnouncement(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });
 
 announcements.put("/api/v1/announcements/:id/reactions/:name", requireUser("write:favourites"), async (c) => {
   const name = c.req.param("name");
-  await addReaction(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), name);
+  await addReaction(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")), name);
   return c.json({});
 });
 
 announcements.delete("/api/v1/announcements/:id/reactions/:name", requireUser("write:favourites"), async (c) => {
   const name = c.req.param("name");
-  await removeReaction(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), name);
+  await removeReaction(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")), name);
   return c.json({});
 });

@@ -25,18 +25,18 @@ const createSchema = z.object({
 
 apps.post("/api/v1/apps", async (c) => {
   const p = parse(createSchema, await params(c));
-  const app = await createApplication(c.var.rt, {
+  const app = await createApplication(c.get("rt"), {
     name: p.client_name ?? "",
     redirectUris: splitRedirectUris(p.redirect_uris ?? []),
     scopes: parseScopes(typeof p.scopes === "string" ? p.scopes : p.scopes?.join(" ")),
     website: p.website,
   });
-  return c.json(renderCredentialApplication(app, (await vapidKeys(c.var.rt)).publicKey));
+  return c.json(renderCredentialApplication(app, (await vapidKeys(c.get("rt"))).publicKey));
 });
 
 apps.get("/api/v1/apps/verify_credentials", requireToken(), async (c) => {
-  const id = c.var.auth!.applicationId;
-  const app = id ? await findApplication(c.var.rt, { id }) : null;
+  const id = c.get("auth")!.applicationId;
+  const app = id ? await findApplication(c.get("rt"), { id }) : null;
   if (!app) throw notFound();
-  return c.json(renderApplication(app, (await vapidKeys(c.var.rt)).publicKey));
+  return c.json(renderApplication(app, (await vapidKeys(c.get("rt"))).publicKey));
 });

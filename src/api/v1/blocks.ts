@@ -10,5 +10,5 @@ export const blocks = router();
 
 blocks.get("/api/v1/blocks", requireUser("read:blocks"), async (c) => {
   const page = pageParams(await params(c), ACCOUNT_PAGE);
-  return accountPage(c, await listBlocks(c.var.rt, currentUser(c).accountId, page));
+  return accountPage(c, await listBlocks(c.get("rt"), currentUser(c).accountId, page));
 });

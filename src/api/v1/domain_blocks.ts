@@ -18,19 +18,19 @@ const domainSchema = z.object({
 
 domainBlocks.get("/api/v1/domain_blocks", requireUser("read:blocks"), async (c) => {
   const page = pageParams(await params(c), DOMAIN_PAGE);
-  const result = await listDomainBlocks(c.var.rt, currentUser(c).accountId, page);
-  setLinkHeader(c, c.var.rt.config.origin, result);
+  const result = await listDomainBlocks(c.get("rt"), currentUser(c).accountId, page);
+  setLinkHeader(c, c.get("rt").config.origin, result);
   return c.json(result.items.map((b) => b.domain));
 });
 
 domainBlocks.post("/api/v1/domain_blocks", requireUser("write:blocks"), async (c) => {
   const p = parse(domainSchema, await params(c));
-  await blockDomain(c.var.rt, currentUser(c).accountId, p.domain);
+  await blockDomain(c.get("rt"), currentUser(c).accountId, p.domain);
   return c.json({});
 });
 
 domainBlocks.delete("/api/v1/domain_blocks", requireUser("write:blocks"), async (c) => {
   const p = parse(domainSchema, await params(c));
-  await unblockDomain(c.var.rt, currentUser(c).accountId, p.domain);
+  await unblockDomain(c.get("rt"), currentUser(c).accountId, p.domain);
   return c.json({});
 });

@@ -16,8 +16,8 @@ const featureAction =
   async (c) => {
     const me = currentUser(c).accountId;
     const id = c.req.param("id")!;
-    await action(c.var.rt, me, id);
-    return c.json(renderRelationship(await loadRelationshipView(c.var.rt, me, id)));
+    await action(c.get("rt"), me, id);
+    return c.json(renderRelationship(await loadRelationshipView(c.get("rt"), me, id)));
   };
 
 endorsements.post("/api/v1/accounts/:id/endorse", requireUser("write:accounts"), featureAction(endorse));
@@ -28,7 +28,7 @@ endorsements.post("/api/v1/accounts/:id/unpin", requireUser("write:accounts"), f
 /** `limit=0` asks for every endorsement at once, without pages, as Mastodon's web app does. */
 async function endorsementPage(c: Ctx, accountId: string) {
   const page = pageParams(await params(c), { ...ACCOUNT_PAGE, zeroMeansAll: true });
-  return accountPage(c, await listEndorsements(c.var.rt, accountId, page));
+  return accountPage(c, await listEndorsements(c.get("rt"), accountId, page));
 }
 
 endorsements.get("/api/v1/endorsements", requireUser("read:accounts"), (c) =>

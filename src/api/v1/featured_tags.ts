@@ -18,46 +18,46 @@ import { currentUser, requireUser, tokenIfGiven } from "../auth.ts";
 export const featuredTagsApi = router();
 
 featuredTagsApi.get("/api/v1/featured_tags", requireUser("read:accounts"), async (c) => {
-  const featured = await featuredTagsOf(c.var.rt, currentUser(c).accountId);
-  return c.json(featured.map((f) => renderFeaturedTag(c.var.rt, f)));
+  const featured = await featuredTagsOf(c.get("rt"), currentUser(c).accountId);
+  return c.json(featured.map((f) => renderFeaturedTag(c.get("rt"), f)));
 });
 
 featuredTagsApi.post("/api/v1/featured_tags", requireUser("write:accounts"), async (c) => {
   const p = parse(z.object({ name: zText() }), await params(c));
-  const featured = await featureTag(c.var.rt, currentUser(c).accountId, p.name ?? "");
-  return c.json(renderFeaturedTag(c.var.rt, featured));
+  const featured = await featureTag(c.get("rt"), currentUser(c).accountId, p.name ?? "");
+  return c.json(renderFeaturedTag(c.get("rt"), featured));
 });
 
 featuredTagsApi.get("/api/v1/featured_tags/suggestions", requireUser("read:accounts"), async (c) => {
   const viewer = currentUser(c).accountId;
-  const suggestions = await featuredTagSuggestions(c.var.rt, viewer);
-  return c.json(renderTags(c.var.rt.config, await loadTagViews(c.var.rt, suggestions, viewer)));
+  const suggestions = await featuredTagSuggestions(c.get("rt"), viewer);
+  return c.json(renderTags(c.get("rt").config, await loadTagViews(c.get("rt"), suggestions, viewer)));
 });
 
 featuredTagsApi.delete("/api/v1/featured_tags/:id", requireUser("write:accounts"), async (c) => {
-  await unfeatureTagById(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await unfeatureTagById(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });
 
 featuredTagsApi.get("/api/v1/accounts/:id/featured_tags", tokenIfGiven("read:accounts"), async (c) => {
   const id = pathId(c.req.param("id"));
-  const account = await requireAccountExists(c.var.rt, id);
+  const account = await requireAccountExists(c.get("rt"), id);
   // A suspended account features nothing, as in Mastodon.
   if (account.suspended) return c.json([]);
-  return c.json((await featuredTagsOf(c.var.rt, id)).map((f) => renderFeaturedTag(c.var.rt, f)));
+  return c.json((await featuredTagsOf(c.get("rt"), id)).map((f) => renderFeaturedTag(c.get("rt"), f)));
 });
 
 // The same from a hashtag's side (Mastodon 4.4): answers the Tag, with `featuring`.
 featuredTagsApi.post("/api/v1/tags/:name/feature", requireUser("write:accounts"), async (c) => {
   const viewer = currentUser(c).accountId;
   const name = c.req.param("name");
-  const tag = await findOrCreateTag(c.var.rt, name);
-  await featureTag(c.var.rt, viewer, name);
-  return c.json(renderTags(c.var.rt.config, await loadTagViews(c.var.rt, [tag], viewer))[0]);
+  const tag = await findOrCreateTag(c.get("rt"), name);
+  await featureTag(c.get("rt"), viewer, name);
+  return c.json(renderTags(c.get("rt").config, await loadTagViews(c.get("rt"), [tag], viewer))[0]);
 });
 
 featuredTagsApi.post("/api/v1/tags/:name/unfeature", requireUser("write:accounts"), async (c) => {
   const viewer = currentUser(c).accountId;
-  const tag = await unfeatureTag(c.var.rt, viewer, c.req.param("name"));
-  return c.json(renderTags(c.var.rt.config, await loadTagViews(c.var.rt, [tag], viewer))[0]);
+  const tag = await unfeatureTag(c.get("rt"), viewer, c.req.param("name"));
+  return c.json(renderTags(c.get("rt").config, await loadTagViews(c.get("rt"), [tag], viewer))[0]);
 });

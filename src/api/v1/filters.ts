@@ -26,25 +26,25 @@ const inputOf = (p: z.output<typeof schema>): filters.V1FilterInput => ({
 });
 
 filtersV1.get("/api/v1/filters", requireUser("read:filters"), async (c) =>
-  c.json((await filters.listV1Filters(c.var.rt, currentUser(c).accountId)).map(renderV1Filter)),
+  c.json((await filters.listV1Filters(c.get("rt"), currentUser(c).accountId)).map(renderV1Filter)),
 );
 
 filtersV1.post("/api/v1/filters", requireUser("write:filters"), async (c) => {
   const p = parse(schema, await params(c));
-  return c.json(renderV1Filter(await filters.createV1Filter(c.var.rt, currentUser(c).accountId, inputOf(p))));
+  return c.json(renderV1Filter(await filters.createV1Filter(c.get("rt"), currentUser(c).accountId, inputOf(p))));
 });
 
 filtersV1.get("/api/v1/filters/:id", requireUser("read:filters"), async (c) =>
-  c.json(renderV1Filter(await filters.getV1Filter(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id"))))),
+  c.json(renderV1Filter(await filters.getV1Filter(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id"))))),
 );
 
 filtersV1.put("/api/v1/filters/:id", requireUser("write:filters"), async (c) => {
   const p = parse(schema, await params(c));
   const id = pathId(c.req.param("id"));
-  return c.json(renderV1Filter(await filters.updateV1Filter(c.var.rt, currentUser(c).accountId, id, inputOf(p))));
+  return c.json(renderV1Filter(await filters.updateV1Filter(c.get("rt"), currentUser(c).accountId, id, inputOf(p))));
 });
 
 filtersV1.delete("/api/v1/filters/:id", requireUser("write:filters"), async (c) => {
-  await filters.deleteV1Filter(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await filters.deleteV1Filter(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });

@@ -16,19 +16,19 @@ export const followRequests = router();
 
 followRequests.get("/api/v1/follow_requests", requireUser("read:follows"), async (c) => {
   const page = pageParams(await params(c), ACCOUNT_PAGE);
-  return accountPage(c, await listFollowRequests(c.var.rt, currentUser(c).accountId, page));
+  return accountPage(c, await listFollowRequests(c.get("rt"), currentUser(c).accountId, page));
 });
 
 followRequests.post("/api/v1/follow_requests/:account_id/authorize", requireUser("write:follows"), async (c) => {
   const me = currentUser(c).accountId;
   const requester = c.req.param("account_id");
-  await authorizeFollowRequest(c.var.rt, me, requester);
-  return c.json(renderRelationship(await loadRelationshipView(c.var.rt, me, requester)));
+  await authorizeFollowRequest(c.get("rt"), me, requester);
+  return c.json(renderRelationship(await loadRelationshipView(c.get("rt"), me, requester)));
 });
 
 followRequests.post("/api/v1/follow_requests/:account_id/reject", requireUser("write:follows"), async (c) => {
   const me = currentUser(c).accountId;
   const requester = c.req.param("account_id");
-  await rejectFollowRequest(c.var.rt, me, requester);
-  return c.json(renderRelationship(await loadRelationshipView(c.var.rt, me, requester)));
+  await rejectFollowRequest(c.get("rt"), me, requester);
+  return c.json(renderRelationship(await loadRelationshipView(c.get("rt"), me, requester)));
 });

@@ -28,36 +28,36 @@ const changesOf = (p: z.output<typeof listSchema>): lists.ListChanges => ({
 
 // Lists are few (at most 50): they come all at once, without pagination.
 listsApi.get("/api/v1/lists", READ, async (c) =>
-  c.json((await lists.listsOf(c.var.rt, currentUser(c).accountId)).map(renderList)),
+  c.json((await lists.listsOf(c.get("rt"), currentUser(c).accountId)).map(renderList)),
 );
 
 listsApi.post("/api/v1/lists", WRITE, async (c) => {
   const p = parse(listSchema, await params(c));
-  return c.json(renderList(await lists.createList(c.var.rt, currentUser(c).accountId, changesOf(p))));
+  return c.json(renderList(await lists.createList(c.get("rt"), currentUser(c).accountId, changesOf(p))));
 });
 
 listsApi.get("/api/v1/lists/:id", READ, async (c) =>
-  c.json(renderList(await lists.ownList(c.var.rt.db, currentUser(c).accountId, pathId(c.req.param("id"))))),
+  c.json(renderList(await lists.ownList(c.get("rt").db, currentUser(c).accountId, pathId(c.req.param("id"))))),
 );
 
 listsApi.put("/api/v1/lists/:id", WRITE, async (c) => {
   const p = parse(listSchema, await params(c));
   const id = pathId(c.req.param("id"));
-  return c.json(renderList(await lists.updateList(c.var.rt, currentUser(c).accountId, id, changesOf(p))));
+  return c.json(renderList(await lists.updateList(c.get("rt"), currentUser(c).accountId, id, changesOf(p))));
 });
 
 listsApi.delete("/api/v1/lists/:id", WRITE, async (c) => {
-  await lists.deleteList(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await lists.deleteList(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });
 
 listsApi.get("/api/v1/lists/:id/accounts", READ, async (c) => {
   const page = pageParams(await params(c), { default: 40, max: 80, zeroMeansAll: true });
-  const result = await lists.listMembers(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), page);
-  setLinkHeader(c, c.var.rt.config.origin, result);
+  const result = await lists.listMembers(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")), page);
+  setLinkHeader(c, c.get("rt").config.origin, result);
   return c.json(
     await accountEntities(
-      c.var.rt,
+      c.get("rt"),
       result.items.map((m) => m.account_id),
     ),
   );
@@ -68,7 +68,7 @@ const membersSchema = z.object({ account_ids: zRefs() });
 listsApi.post("/api/v1/lists/:id/accounts", WRITE, async (c) => {
   const p = parse(membersSchema, await params(c));
   await lists.addMembers(
-    c.var.rt,
+    c.get("rt"),
     currentUser(c).accountId,
     pathId(c.req.param("id")),
     (p.account_ids ?? []).map(pathId),
@@ -79,7 +79,7 @@ listsApi.post("/api/v1/lists/:id/accounts", WRITE, async (c) => {
 listsApi.delete("/api/v1/lists/:id/accounts", WRITE, async (c) => {
   const p = parse(membersSchema, await params(c));
   await lists.removeMembers(
-    c.var.rt,
+    c.get("rt"),
     currentUser(c).accountId,
     pathId(c.req.param("id")),
     (p.account_ids ?? []).map(pathId),
@@ -89,6 +89,6 @@ listsApi.delete("/api/v1/lists/:id/accounts", WRITE, async (c) => {
 
 listsApi.get("/api/v1/accounts/:id/lists", READ, async (c) => {
   const id = pathId(c.req.param("id"));
-  await viewableAccount(c.var.rt, id);
-  return c.json((await lists.listsContaining(c.var.rt, currentUser(c).accountId, id)).map(renderList));
+  await viewableAccount(c.get("rt"), id);
+  return c.json((await lists.listsContaining(c.get("rt"), currentUser(c).accountId, id)).map(renderList));
 });

@@ -26,24 +26,24 @@ export async function uploadOf(c: Ctx) {
 /** 200 with the entity when processed; 206 (or 202 on upload) while a job still works on it; 422 if it failed. */
 export function mediaResponse(c: Ctx, row: MediaRow, pendingStatus: 202 | 206) {
   if (row.processing === "failed") throw unprocessable("Error processing the uploaded media");
-  return c.json(renderMedia(c.var.rt.config, row), row.processing === "pending" ? pendingStatus : 200);
+  return c.json(renderMedia(c.get("rt").config, row), row.processing === "pending" ? pendingStatus : 200);
 }
 
 // The older form: answers once the file is processed, whatever it is.
 media.post("/api/v1/media", requireUser("write:media"), async (c) => {
-  const row = await createMedia(c.var.rt, currentUser(c).accountId, await uploadOf(c), true);
+  const row = await createMedia(c.get("rt"), currentUser(c).accountId, await uploadOf(c), true);
   return mediaResponse(c, row, 202);
 });
 
 media.get("/api/v1/media/:id", requireUser("write:media"), async (c) => {
-  const row = await ownMedia(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), { unattached: true });
+  const row = await ownMedia(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")), { unattached: true });
   return mediaResponse(c, row, 206);
 });
 
 media.put("/api/v1/media/:id", requireUser("write:media"), async (c) => {
   const all = await params(c);
   const p = parse(uploadSchema, all);
-  const row = await updateMedia(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), {
+  const row = await updateMedia(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")), {
     description: p.description,
     focus: p.focus,
     thumbnail: fileParam(all.thumbnail, "thumbnail"),
@@ -52,6 +52,6 @@ media.put("/api/v1/media/:id", requireUser("write:media"), async (c) => {
 });
 
 media.delete("/api/v1/media/:id", requireUser("write:media"), async (c) => {
-  await deleteMedia(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await deleteMedia(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });

@@ -11,12 +11,12 @@ export const mutes = router();
 
 mutes.get("/api/v1/mutes", requireUser("read:mutes"), async (c) => {
   const page = pageParams(await params(c), ACCOUNT_PAGE);
-  const result = await listMutes(c.var.rt, currentUser(c).accountId, page);
+  const result = await listMutes(c.get("rt"), currentUser(c).accountId, page);
   const accounts = await accountEntities(
-    c.var.rt,
+    c.get("rt"),
     result.items.map((m) => m.account_id),
   );
   const expiry = new Map(result.items.map((m) => [m.account_id, m.expires_at]));
-  setLinkHeader(c, c.var.rt.config.origin, result);
+  setLinkHeader(c, c.get("rt").config.origin, result);
   return c.json(accounts.map((a) => ({ ...a, mute_expires_at: expiry.get(a.id)?.toISOString() ?? null })));
 });

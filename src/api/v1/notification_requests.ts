@@ -18,10 +18,10 @@ const WRITE = requireUser("write:notifications");
 
 notificationRequests.get("/api/v1/notifications/requests", READ, async (c) => {
   const viewer = currentUser(c).accountId;
-  const result = await listRequests(c.var.rt, viewer, pageParams(await params(c), NOTIFICATION_PAGE));
-  setLinkHeader(c, c.var.rt.config.origin, result);
-  const views = await loadRequestViews(c.var.rt, viewer, result.items);
-  return c.json(renderNotificationRequests(c.var.rt, result.items, views));
+  const result = await listRequests(c.get("rt"), viewer, pageParams(await params(c), NOTIFICATION_PAGE));
+  setLinkHeader(c, c.get("rt").config.origin, result);
+  const views = await loadRequestViews(c.get("rt"), viewer, result.items);
+  return c.json(renderNotificationRequests(c.get("rt"), result.items, views));
 });
 
 // Requests are merged as notifications arrive, never in the background: always done.
@@ -31,33 +31,33 @@ const bulk = z.object({ id: zIds() });
 
 notificationRequests.post("/api/v1/notifications/requests/accept", WRITE, async (c) => {
   const { id } = parse(bulk, await params(c));
-  await acceptRequests(c.var.rt, currentUser(c).accountId, id ?? []);
+  await acceptRequests(c.get("rt"), currentUser(c).accountId, id ?? []);
   return c.json({});
 });
 
 notificationRequests.post("/api/v1/notifications/requests/dismiss", WRITE, async (c) => {
   const { id } = parse(bulk, await params(c));
-  await dismissRequests(c.var.rt, currentUser(c).accountId, id ?? []);
+  await dismissRequests(c.get("rt"), currentUser(c).accountId, id ?? []);
   return c.json({});
 });
 
 notificationRequests.get("/api/v1/notifications/requests/:id", READ, async (c) => {
   const viewer = currentUser(c).accountId;
-  const row = await getRequest(c.var.rt, viewer, pathId(c.req.param("id")));
-  const [entity] = renderNotificationRequests(c.var.rt, [row], await loadRequestViews(c.var.rt, viewer, [row]));
+  const row = await getRequest(c.get("rt"), viewer, pathId(c.req.param("id")));
+  const [entity] = renderNotificationRequests(c.get("rt"), [row], await loadRequestViews(c.get("rt"), viewer, [row]));
   return c.json(entity);
 });
 
 notificationRequests.post("/api/v1/notifications/requests/:id/accept", WRITE, async (c) => {
   const viewer = currentUser(c).accountId;
-  const row = await getRequest(c.var.rt, viewer, pathId(c.req.param("id")));
-  await acceptRequests(c.var.rt, viewer, [row.id]);
+  const row = await getRequest(c.get("rt"), viewer, pathId(c.req.param("id")));
+  await acceptRequests(c.get("rt"), viewer, [row.id]);
   return c.json({});
 });
 
 notificationRequests.post("/api/v1/notifications/requests/:id/dismiss", WRITE, async (c) => {
   const viewer = currentUser(c).accountId;
-  const row = await getRequest(c.var.rt, viewer, pathId(c.req.param("id")));
-  await dismissRequests(c.var.rt, viewer, [row.id]);
+  const row = await getRequest(c.get("rt"), viewer, pathId(c.req.param("id")));
+  await dismissRequests(c.get("rt"), viewer, [row.id]);
   return c.json({});
 });

@@ -23,32 +23,37 @@ export const NOTIFICATION_PAGE = { default: 40, max: 80 };
 notifications.get("/api/v1/notifications", READ, async (c) => {
   const all = await params(c);
   const viewer = currentUser(c).accountId;
-  const result = await listNotifications(c.var.rt, viewer, notificationQuery(all), pageParams(all, NOTIFICATION_PAGE));
-  setLinkHeader(c, c.var.rt.config.origin, result);
-  const views = await loadNotificationViews(c.var.rt, viewer, result.items);
-  return c.json(renderNotifications(c.var.rt, result.items, views));
+  const result = await listNotifications(
+    c.get("rt"),
+    viewer,
+    notificationQuery(all),
+    pageParams(all, NOTIFICATION_PAGE),
+  );
+  setLinkHeader(c, c.get("rt").config.origin, result);
+  const views = await loadNotificationViews(c.get("rt"), viewer, result.items);
+  return c.json(renderNotifications(c.get("rt"), result.items, views));
 });
 
 notifications.get("/api/v1/notifications/unread_count", READ, async (c) => {
   const all = await params(c);
-  const count = await unreadCount(c.var.rt, currentUser(c).accountId, notificationQuery(all), countLimit(all));
+  const count = await unreadCount(c.get("rt"), currentUser(c).accountId, notificationQuery(all), countLimit(all));
   return c.json({ count });
 });
 
 notifications.post("/api/v1/notifications/clear", WRITE, async (c) => {
-  await clearNotifications(c.var.rt, currentUser(c).accountId);
+  await clearNotifications(c.get("rt"), currentUser(c).accountId);
   return c.json({});
 });
 
 notifications.get("/api/v1/notifications/:id", READ, async (c) => {
   const viewer = currentUser(c).accountId;
-  const row = await getNotification(c.var.rt, viewer, pathId(c.req.param("id")));
-  const [entity] = renderNotifications(c.var.rt, [row], await loadNotificationViews(c.var.rt, viewer, [row]));
+  const row = await getNotification(c.get("rt"), viewer, pathId(c.req.param("id")));
+  const [entity] = renderNotifications(c.get("rt"), [row], await loadNotificationViews(c.get("rt"), viewer, [row]));
   if (!entity) throw notFound();
   return c.json(entity);
 });
 
 notifications.post("/api/v1/notifications/:id/dismiss", WRITE, async (c) => {
-  await dismissNotification(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await dismissNotification(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });

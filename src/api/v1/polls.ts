@@ -9,13 +9,13 @@ export const polls = router();
 
 polls.get("/api/v1/polls/:id", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
-  return c.json(renderPoll(await loadPollView(c.var.rt, viewer, pathId(c.req.param("id")))));
+  return c.json(renderPoll(await loadPollView(c.get("rt"), viewer, pathId(c.req.param("id")))));
 });
 
 polls.post("/api/v1/polls/:id/votes", requireUser("write:statuses"), async (c) => {
   const p = parse(z.object({ choices: zStrings() }), await params(c));
   const viewer = currentUser(c).accountId;
   const id = pathId(c.req.param("id"));
-  await vote(c.var.rt, viewer, id, (p.choices ?? []).map(Number));
-  return c.json(renderPoll(await loadPollView(c.var.rt, viewer, id)));
+  await vote(c.get("rt"), viewer, id, (p.choices ?? []).map(Number));
+  return c.json(renderPoll(await loadPollView(c.get("rt"), viewer, id)));
 });

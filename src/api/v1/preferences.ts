@@ -6,5 +6,5 @@ import { currentUser, requireUser } from "../auth.ts";
 export const preferences = router();
 
 preferences.get("/api/v1/preferences", requireUser("read:accounts"), async (c) =>
-  c.json(renderPreferences(await userSettings(c.var.rt, currentUser(c).id))),
+  c.json(renderPreferences(await userSettings(c.get("rt"), currentUser(c).id))),
 );

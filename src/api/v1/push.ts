@@ -53,13 +53,13 @@ function policyOf(given: string | undefined): PushPolicy | undefined {
   return given as PushPolicy;
 }
 
-const serverKey = async (c: Ctx) => (await vapidKeys(c.var.rt)).publicKey;
+const serverKey = async (c: Ctx) => (await vapidKeys(c.get("rt"))).publicKey;
 
 push.post("/api/v1/push/subscription", requireUser("push"), async (c) => {
   const p = parse(createSchema, await params(c));
   const created = await subscribe(
-    c.var.rt,
-    { tokenId: c.var.auth!.tokenId, token: tokenOf(c)!, accountId: currentUser(c).accountId },
+    c.get("rt"),
+    { tokenId: c.get("auth")!.tokenId, token: tokenOf(c)!, accountId: currentUser(c).accountId },
     {
       endpoint: p.subscription.endpoint,
       p256dh: p.subscription.keys.p256dh,
@@ -73,12 +73,12 @@ push.post("/api/v1/push/subscription", requireUser("push"), async (c) => {
 });
 
 push.get("/api/v1/push/subscription", requireUser("push"), async (c) =>
-  c.json(renderPushSubscription(await getSubscription(c.var.rt, c.var.auth!.tokenId), await serverKey(c))),
+  c.json(renderPushSubscription(await getSubscription(c.get("rt"), c.get("auth")!.tokenId), await serverKey(c))),
 );
 
 push.put("/api/v1/push/subscription", requireUser("push"), async (c) => {
   const p = parse(updateSchema, await params(c));
-  const updated = await updateSubscription(c.var.rt, c.var.auth!.tokenId, {
+  const updated = await updateSubscription(c.get("rt"), c.get("auth")!.tokenId, {
     alerts: alertsOf(p.data?.alerts),
     policy: policyOf(p.data?.policy ?? p.policy),
   });
@@ -86,6 +86,6 @@ push.put("/api/v1/push/subscription", requireUser("push"), async (c) => {
 });
 
 push.delete("/api/v1/push/subscription", requireUser("push"), async (c) => {
-  await unsubscribe(c.var.rt, c.var.auth!.tokenId);
+  await unsubscribe(c.get("rt"), c.get("auth")!.tokenId);
   return c.json({});
 });

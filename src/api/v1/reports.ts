@@ -19,13 +19,13 @@ const schema = z.object({
 
 reports.post("/api/v1/reports", requireUser("write:reports"), async (c) => {
   const p = parse(schema, await params(c));
-  const id = await createReport(c.var.rt, currentUser(c).accountId, {
+  const id = await createReport(c.get("rt"), currentUser(c).accountId, {
     targetId: p.account_id,
     statusIds: p.status_ids ?? [],
     ruleIds: p.rule_ids ?? [],
     comment: p.comment ?? "",
     category: p.category,
   });
-  const view = (await loadReportViews(c.var.rt, [id])).get(id);
-  return c.json(view ? renderReport(c.var.rt, view) : undefined);
+  const view = (await loadReportViews(c.get("rt"), [id])).get(id);
+  return c.json(view ? renderReport(c.get("rt"), view) : undefined);
 });

@@ -31,26 +31,28 @@ export async function renderScheduledList(rt: Runtime, rows: ScheduledStatus[]) 
 const renderOne = async (rt: Runtime, row: ScheduledStatus) => (await renderScheduledList(rt, [row]))[0];
 
 scheduledStatuses.get("/api/v1/scheduled_statuses", requireUser("read:statuses"), async (c) => {
-  const result = await listScheduled(c.var.rt, currentUser(c).accountId, pageParams(await params(c)));
-  setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(await renderScheduledList(c.var.rt, result.items));
+  const result = await listScheduled(c.get("rt"), currentUser(c).accountId, pageParams(await params(c)));
+  setLinkHeader(c, c.get("rt").config.origin, result);
+  return c.json(await renderScheduledList(c.get("rt"), result.items));
 });
 
 scheduledStatuses.get("/api/v1/scheduled_statuses/:id", requireUser("read:statuses"), async (c) =>
-  c.json(await renderOne(c.var.rt, await ownScheduled(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id"))))),
+  c.json(
+    await renderOne(c.get("rt"), await ownScheduled(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")))),
+  ),
 );
 
 scheduledStatuses.put("/api/v1/scheduled_statuses/:id", requireUser("write:statuses"), async (c) => {
   const p = parse(z.object({ scheduled_at: zString(WORD_MAX) }), await params(c));
   const id = pathId(c.req.param("id"));
   const me = currentUser(c).accountId;
-  if (!p.scheduled_at) return c.json(await renderOne(c.var.rt, await ownScheduled(c.var.rt, me, id)));
+  if (!p.scheduled_at) return c.json(await renderOne(c.get("rt"), await ownScheduled(c.get("rt"), me, id)));
   const at = new Date(p.scheduled_at);
   if (Number.isNaN(at.getTime())) throw unprocessable("Validation failed: Scheduled at is invalid");
-  return c.json(await renderOne(c.var.rt, await reschedule(c.var.rt, me, id, at)));
+  return c.json(await renderOne(c.get("rt"), await reschedule(c.get("rt"), me, id, at)));
 });
 
 scheduledStatuses.delete("/api/v1/scheduled_statuses/:id", requireUser("write:statuses"), async (c) => {
-  await cancelScheduled(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await cancelScheduled(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });

@@ -30,16 +30,16 @@ const simple: [string, string, Action][] = [
 for (const [name, scope, action] of simple) {
   statusActions.post(`/api/v1/statuses/:id/${name}`, requireUser(scope), async (c) => {
     const viewer = currentUser(c).accountId;
-    const id = await action(c.var.rt, viewer, pathId(c.req.param("id")));
-    return jsonText(c, statusJson(c.var.rt, await loadStatusView(c.var.rt, viewer, id)));
+    const id = await action(c.get("rt"), viewer, pathId(c.req.param("id")));
+    return jsonText(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), viewer, id)));
   });
 }
 
 statusActions.post("/api/v1/statuses/:id/reblog", requireUser("write:statuses"), async (c) => {
   const p = parse(z.object({ visibility: zText(WORD_MAX) }), await params(c));
   const viewer = currentUser(c).accountId;
-  const id = await act.reblog(c.var.rt, viewer, pathId(c.req.param("id")), p.visibility);
-  return jsonText(c, statusJson(c.var.rt, await loadStatusView(c.var.rt, viewer, id)));
+  const id = await act.reblog(c.get("rt"), viewer, pathId(c.req.param("id")), p.visibility);
+  return jsonText(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), viewer, id)));
 });
 
 for (const [name, kind] of [
@@ -48,11 +48,11 @@ for (const [name, kind] of [
 ] as const) {
   statusActions.get(`/api/v1/statuses/:id/${name}`, tokenIfGiven("read:statuses"), async (c) => {
     const page = pageParams(await params(c), { default: 40, max: 80 });
-    const result = await act.interactedBy(c.var.rt, viewerId(c), pathId(c.req.param("id")), kind, page);
-    setLinkHeader(c, c.var.rt.config.origin, result);
+    const result = await act.interactedBy(c.get("rt"), viewerId(c), pathId(c.req.param("id")), kind, page);
+    setLinkHeader(c, c.get("rt").config.origin, result);
     return c.json(
       await accountEntities(
-        c.var.rt,
+        c.get("rt"),
         result.items.map((r) => r.account_id),
       ),
     );
@@ -65,8 +65,8 @@ for (const [path, table, scope] of [
 ] as const) {
   statusActions.get(path, requireUser(scope), async (c) => {
     const viewer = currentUser(c).accountId;
-    const result = await act.savedStatuses(c.var.rt, viewer, table, pageParams(await params(c)));
-    setLinkHeader(c, c.var.rt.config.origin, result);
-    return jsonText(c, statusesJson(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items)));
+    const result = await act.savedStatuses(c.get("rt"), viewer, table, pageParams(await params(c)));
+    setLinkHeader(c, c.get("rt").config.origin, result);
+    return jsonText(c, statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, result.items)));
   });
 }

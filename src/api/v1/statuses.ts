@@ -75,7 +75,7 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
   if (p.scheduled_at !== undefined) {
     const draft = draftOf(p);
     const poll = pollOf(p);
-    const scheduled = await scheduleStatus(c.var.rt, user, new Date(p.scheduled_at), {
+    const scheduled = await scheduleStatus(c.get("rt"), user, new Date(p.scheduled_at), {
       text: draft.text,
       spoiler_text: draft.spoilerText,
       sensitive: draft.sensitive ?? null,
@@ -86,14 +86,14 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
       poll: poll
         ? { options: poll.options, expires_in: poll.expiresIn, multiple: poll.multiple, hide_totals: poll.hideTotals }
         : null,
-      application_id: c.var.auth!.applicationId,
+      application_id: c.get("auth")!.applicationId,
       idempotency: idempotencyKey ?? null,
     });
-    return c.json((await renderScheduledList(c.var.rt, [scheduled]))[0]);
+    return c.json((await renderScheduledList(c.get("rt"), [scheduled]))[0]);
   }
   const id = await postStatus(
-    c.var.rt,
-    { userId: user.id, accountId: user.accountId, applicationId: c.var.auth!.applicationId },
+    c.get("rt"),
+    { userId: user.id, accountId: user.accountId, applicationId: c.get("auth")!.applicationId },
     {
       ...draftOf(p),
       visibility: p.visibility,
@@ -102,7 +102,7 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
       poll: pollOf(p),
     },
   );
-  return jsonText(c, statusJson(c.var.rt, await loadStatusView(c.var.rt, user.accountId, id)));
+  return jsonText(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), user.accountId, id)));
 });
 
 statuses.get("/api/v1/statuses", tokenIfGiven("read:statuses"), async (c) => {
@@ -110,28 +110,28 @@ statuses.get("/api/v1/statuses", tokenIfGiven("read:statuses"), async (c) => {
   const ids = [...new Set(p.id ?? [])];
   if (ids.length > 40) throw unprocessable("Validation failed: too many ids (at most 40)");
   const viewer = viewerId(c);
-  const views = await loadStatusViews(c.var.rt, viewer, await visibleIds(c.var.rt, viewer, ids));
-  return jsonText(c, statusesJson(c.var.rt, views));
+  const views = await loadStatusViews(c.get("rt"), viewer, await visibleIds(c.get("rt"), viewer, ids));
+  return jsonText(c, statusesJson(c.get("rt"), views));
 });
 
 statuses.get("/api/v1/statuses/:id", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
-  const row = await visibleStatus(c.var.rt, viewer, pathId(c.req.param("id")));
-  return jsonText(c, statusJson(c.var.rt, await loadStatusView(c.var.rt, viewer, row.id, { context: "thread" })));
+  const row = await visibleStatus(c.get("rt"), viewer, pathId(c.req.param("id")));
+  return jsonText(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), viewer, row.id, { context: "thread" })));
 });
 
 statuses.get("/api/v1/statuses/:id/context", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
-  const { ancestors, descendants } = await threadContext(c.var.rt, viewer, pathId(c.req.param("id")));
-  const load = (ids: string[]) => loadStatusViews(c.var.rt, viewer, ids, { context: "thread" });
+  const { ancestors, descendants } = await threadContext(c.get("rt"), viewer, pathId(c.req.param("id")));
+  const load = (ids: string[]) => loadStatusViews(c.get("rt"), viewer, ids, { context: "thread" });
   const [before, after] = await Promise.all([load(ancestors), load(descendants)]);
   return jsonText(
     c,
     jsonBytes((out) => {
       out.text('{"ancestors":');
-      writeStatuses(c.var.rt, out, before);
+      writeStatuses(c.get("rt"), out, before);
       out.text(',"descendants":');
-      writeStatuses(c.var.rt, out, after);
+      writeStatuses(c.get("rt"), out, after);
       out.text("}");
     }),
   );
@@ -141,31 +141,31 @@ statuses.put("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) =>
   const p = parse(draftSchema, await params(c));
   const user = currentUser(c);
   const id = pathId(c.req.param("id"));
-  await editStatus(c.var.rt, user, id, {
+  await editStatus(c.get("rt"), user, id, {
     ...draftOf(p),
     poll: pollOf(p),
     mediaAttributes: p.media_attributes?.flatMap((a) => (a.id ? [{ ...a, id: a.id }] : [])),
   });
-  return jsonText(c, statusJson(c.var.rt, await loadStatusView(c.var.rt, user.accountId, id)));
+  return jsonText(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), user.accountId, id)));
 });
 
 statuses.delete("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) => {
   const user = currentUser(c);
   const id = pathId(c.req.param("id"));
-  await ownStatus(c.var.rt, user.accountId, id);
+  await ownStatus(c.get("rt"), user.accountId, id);
   // Rendered before it goes, with its source, so that apps can offer to redraft it.
-  const view = await loadStatusView(c.var.rt, user.accountId, id, { includeDeleted: true });
-  const entity = renderStatus(c.var.rt, view, { withSource: true });
+  const view = await loadStatusView(c.get("rt"), user.accountId, id, { includeDeleted: true });
+  const entity = renderStatus(c.get("rt"), view, { withSource: true });
   const p = parse(z.object({ delete_media: zBool() }), await params(c));
-  await deleteStatus(c.var.rt, user.accountId, id, { deleteMedia: p.delete_media });
+  await deleteStatus(c.get("rt"), user.accountId, id, { deleteMedia: p.delete_media });
   return c.json(entity);
 });
 
 statuses.get("/api/v1/statuses/:id/history", tokenIfGiven("read:statuses"), async (c) => {
-  const { row, versions } = await statusHistory(c.var.rt, viewerId(c), pathId(c.req.param("id")));
-  const [account] = await accountEntities(c.var.rt, [row.account_id]);
+  const { row, versions } = await statusHistory(c.get("rt"), viewerId(c), pathId(c.req.param("id")));
+  const [account] = await accountEntities(c.get("rt"), [row.account_id]);
   const media = await loadMediaByIds(
-    c.var.rt.db,
+    c.get("rt").db,
     versions.flatMap((v) => (v.media ?? []).map((m) => m.id)),
   );
   const mediaById = new Map(media.map((m) => [m.id, m]));
@@ -179,7 +179,7 @@ statuses.get("/api/v1/statuses/:id/history", tokenIfGiven("read:statuses"), asyn
       poll: null,
       media_attachments: (v.media ?? []).flatMap((m) => {
         const row = mediaById.get(m.id);
-        return row ? [renderMedia(c.var.rt.config, row, m)] : [];
+        return row ? [renderMedia(c.get("rt").config, row, m)] : [];
       }),
       emojis: [],
     })),
@@ -187,6 +187,6 @@ statuses.get("/api/v1/statuses/:id/history", tokenIfGiven("read:statuses"), asyn
 });
 
 statuses.get("/api/v1/statuses/:id/source", requireUser("read:statuses"), async (c) => {
-  const row = await visibleStatus(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  const row = await visibleStatus(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({ id: row.id, text: row.text, spoiler_text: row.spoiler_text });
 });

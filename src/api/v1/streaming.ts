@@ -27,10 +27,10 @@ function streamingToken(c: Ctx): string | null {
 async function viewerOf(c: Ctx): Promise<{ token: string | null; viewer: Viewer | null }> {
   const token = streamingToken(c);
   if (!token) {
-    if (!c.var.rt.config.publicPreview) throw new ApiError(401, "Missing access token");
+    if (!c.get("rt").config.publicPreview) throw new ApiError(401, "Missing access token");
     return { token: null, viewer: null };
   }
-  const auth: Auth | null = c.var.auth ?? (await authenticate(c.var.rt, token));
+  const auth: Auth | null = c.get("auth") ?? (await authenticate(c.get("rt"), token));
   if (!auth) throw new ApiError(401, "The access token is invalid");
   if (!auth.user || inactiveReason(auth.user)) throw new ApiError(401, "This method requires an authenticated user");
   if (!["read", "read:statuses", "read:notifications"].some((s) => auth.scopes.includes(s)))
@@ -45,7 +45,7 @@ const isUpgrade = (c: Ctx) => c.req.header("upgrade")?.toLowerCase() === "websoc
  * them (the same URL on the streaming host). WebSocket upgrades are always served here.
  */
 const redirectElsewhere: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const target = c.var.rt.config.streamingUrl;
+  const target = c.get("rt").config.streamingUrl;
   if (!target || isUpgrade(c)) return next();
   const base = new URL(target);
   const url = new URL(c.req.url);
@@ -66,7 +66,7 @@ streamingApi.get(
     // Called for plain requests too, which then go on to the next handler.
     if (!isUpgrade(c)) return {};
     const { token, viewer } = await viewerOf(c);
-    const rt = c.var.rt;
+    const rt = c.get("rt");
     const hub = hubOf(rt);
     const first = { stream: c.req.query("stream"), tag: c.req.query("tag"), list: c.req.query("list") };
     let conn: Connection | null = null;
@@ -137,7 +137,7 @@ streamingApi.get("/api/v1/streaming/*", async (c) => {
   const name = streamOfPath(rest, onlyMedia);
   if (!name) return c.json({ error: "Unknown channel requested" }, 400);
   const { token, viewer } = await viewerOf(c);
-  const rt = c.var.rt;
+  const rt = c.get("rt");
   let stream: Awaited<ReturnType<typeof resolveStream>>;
   try {
     stream = await resolveStream(rt, viewer, name, { tag: c.req.query("tag"), list: c.req.query("list") });

@@ -18,9 +18,9 @@ async function suggested(c: Ctx) {
   const p = parse(z.object({ limit: zInt() }), await params(c));
   // Mastodon's limit_param: 40 by default, at most twice that.
   const limit = Math.min(Math.abs(p.limit ?? 40), 80);
-  const found = await suggestions(c.var.rt, currentUser(c).accountId, limit);
+  const found = await suggestions(c.get("rt"), currentUser(c).accountId, limit);
   const accounts = await accountEntities(
-    c.var.rt,
+    c.get("rt"),
     found.map((s) => s.accountId),
   );
   const byId = new Map(accounts.map((a) => [a.id, a]));
@@ -37,6 +37,6 @@ suggestionsApi.get("/api/v1/suggestions", requireUser("read"), async (c) => {
 });
 
 suggestionsApi.delete("/api/v1/suggestions/:account_id", requireUser("read"), async (c) => {
-  await dismissSuggestion(c.var.rt, currentUser(c).accountId, pathId(c.req.param("account_id")));
+  await dismissSuggestion(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("account_id")));
   return c.json({});
 });

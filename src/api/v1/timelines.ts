@@ -18,20 +18,20 @@ export const timelines = router();
 
 timelines.get("/api/v1/timelines/home", requireUser("read:statuses"), async (c) => {
   const viewer = currentUser(c).accountId;
-  return feedResponse(c, viewer, await homeTimeline(c.var.rt, viewer, pageParams(await params(c))));
+  return feedResponse(c, viewer, await homeTimeline(c.get("rt"), viewer, pageParams(await params(c))));
 });
 
 timelines.get("/api/v1/timelines/list/:list_id", requireUser("read:lists"), async (c) => {
   const viewer = currentUser(c).accountId;
-  const result = await listTimeline(c.var.rt, viewer, pathId(c.req.param("list_id")), pageParams(await params(c)));
+  const result = await listTimeline(c.get("rt"), viewer, pathId(c.req.param("list_id")), pageParams(await params(c)));
   return feedResponse(c, viewer, result);
 });
 
 /** A page of a home or list feed, with the live state read along with it where there is one. */
 async function feedResponse(c: Ctx, viewer: string, page: FeedPage) {
-  setLinkHeader(c, c.var.rt.config.origin, page);
-  const views = await loadStatusViews(c.var.rt, viewer, page.items, { context: "home", live: page.live });
-  return jsonText(c, statusesJson(c.var.rt, views));
+  setLinkHeader(c, c.get("rt").config.origin, page);
+  const views = await loadStatusViews(c.get("rt"), viewer, page.items, { context: "home", live: page.live });
+  return jsonText(c, statusesJson(c.get("rt"), views));
 }
 
 const flag = zFlag();
@@ -47,7 +47,8 @@ const publicSchema = z.object({
 /** Without public preview, only signed-in users read the public timelines (Mastodon's answer otherwise). */
 function publicViewer(c: Ctx): string | null {
   const viewer = viewerId(c);
-  if (!viewer && !c.var.rt.config.publicPreview) throw new ApiError(422, "This method requires an authenticated user");
+  if (!viewer && !c.get("rt").config.publicPreview)
+    throw new ApiError(422, "This method requires an authenticated user");
   return viewer;
 }
 
@@ -56,15 +57,15 @@ timelines.get("/api/v1/timelines/public", tokenIfGiven("read:statuses"), async (
   const all = await params(c);
   const p = parse(publicSchema, all);
   const result = await publicTimeline(
-    c.var.rt,
+    c.get("rt"),
     viewer,
     { local: p.local, remote: p.remote, onlyMedia: p.only_media },
     pageParams(all),
   );
-  setLinkHeader(c, c.var.rt.config.origin, result);
+  setLinkHeader(c, c.get("rt").config.origin, result);
   return jsonText(
     c,
-    statusesJson(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items, { context: "public" })),
+    statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, result.items, { context: "public" })),
   );
 });
 
@@ -73,7 +74,7 @@ timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), a
   const all = await params(c);
   const p = parse(publicSchema, all);
   const result = await tagTimeline(
-    c.var.rt,
+    c.get("rt"),
     viewer,
     {
       tag: c.req.param("hashtag"),
@@ -86,9 +87,9 @@ timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), a
     },
     pageParams(all),
   );
-  setLinkHeader(c, c.var.rt.config.origin, result);
+  setLinkHeader(c, c.get("rt").config.origin, result);
   return jsonText(
     c,
-    statusesJson(c.var.rt, await loadStatusViews(c.var.rt, viewer, result.items, { context: "public" })),
+    statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, result.items, { context: "public" })),
   );
 });

@@ -19,8 +19,8 @@ async function page(c: Ctx, fallback: number) {
 }
 
 const tagsRoute = async (c: Ctx) => {
-  const tags = await trendingTags(c.var.rt, await page(c, 10));
-  return c.json(renderTags(c.var.rt.config, await loadTagViews(c.var.rt, tags, viewerId(c))));
+  const tags = await trendingTags(c.get("rt"), await page(c, 10));
+  return c.json(renderTags(c.get("rt").config, await loadTagViews(c.get("rt"), tags, viewerId(c))));
 };
 trends.get("/api/v1/trends/tags", tokenIfGiven("read"), tagsRoute);
 // The path of Mastodon 3.0, kept as an alias.
@@ -28,8 +28,8 @@ trends.get("/api/v1/trends", tokenIfGiven("read"), tagsRoute);
 
 trends.get("/api/v1/trends/statuses", tokenIfGiven("read"), async (c) => {
   const viewer = viewerId(c);
-  const ids = await trendingStatuses(c.var.rt, viewer, await page(c, 20));
-  return jsonText(c, statusesJson(c.var.rt, await loadStatusViews(c.var.rt, viewer, ids, { context: "public" })));
+  const ids = await trendingStatuses(c.get("rt"), viewer, await page(c, 20));
+  return jsonText(c, statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, ids, { context: "public" })));
 });
 
 // Links trend from their preview cards, which Rookery does not fetch yet: none trends.

@@ -47,21 +47,21 @@ function changesOf(p: z.output<typeof filterSchema>): filters.FilterChanges {
 }
 
 filtersV2.get("/api/v2/filters", READ, async (c) =>
-  c.json((await filters.listFilters(c.var.rt, currentUser(c).accountId)).map(renderFilter)),
+  c.json((await filters.listFilters(c.get("rt"), currentUser(c).accountId)).map(renderFilter)),
 );
 
 filtersV2.post("/api/v2/filters", WRITE, async (c) => {
   const p = parse(filterSchema, await params(c));
-  return c.json(renderFilter(await filters.createFilter(c.var.rt, currentUser(c).accountId, changesOf(p))));
+  return c.json(renderFilter(await filters.createFilter(c.get("rt"), currentUser(c).accountId, changesOf(p))));
 });
 
 filtersV2.get("/api/v2/filters/keywords/:id", READ, async (c) =>
-  c.json(renderKeyword(await keywords.getKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id"))))),
+  c.json(renderKeyword(await keywords.getKeyword(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id"))))),
 );
 
 filtersV2.put("/api/v2/filters/keywords/:id", WRITE, async (c) => {
   const p = parse(keywordSchema, await params(c));
-  const k = await keywords.updateKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), {
+  const k = await keywords.updateKeyword(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")), {
     keyword: p.keyword,
     wholeWord: p.whole_word,
   });
@@ -69,47 +69,47 @@ filtersV2.put("/api/v2/filters/keywords/:id", WRITE, async (c) => {
 });
 
 filtersV2.delete("/api/v2/filters/keywords/:id", WRITE, async (c) => {
-  await keywords.deleteKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await keywords.deleteKeyword(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });
 
 filtersV2.get("/api/v2/filters/statuses/:id", READ, async (c) =>
   c.json(
     renderFilterStatus(
-      await filterStatuses.getFilterStatus(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id"))),
+      await filterStatuses.getFilterStatus(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id"))),
     ),
   ),
 );
 
 filtersV2.delete("/api/v2/filters/statuses/:id", WRITE, async (c) => {
-  await filterStatuses.deleteFilterStatus(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await filterStatuses.deleteFilterStatus(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });
 
 filtersV2.get("/api/v2/filters/:id", READ, async (c) =>
-  c.json(renderFilter(await filters.getFilter(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id"))))),
+  c.json(renderFilter(await filters.getFilter(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id"))))),
 );
 
 filtersV2.put("/api/v2/filters/:id", WRITE, async (c) => {
   const p = parse(filterSchema, await params(c));
   const id = pathId(c.req.param("id"));
-  return c.json(renderFilter(await filters.updateFilter(c.var.rt, currentUser(c).accountId, id, changesOf(p))));
+  return c.json(renderFilter(await filters.updateFilter(c.get("rt"), currentUser(c).accountId, id, changesOf(p))));
 });
 
 filtersV2.delete("/api/v2/filters/:id", WRITE, async (c) => {
-  await filters.deleteFilter(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")));
+  await filters.deleteFilter(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")));
   return c.json({});
 });
 
 filtersV2.get("/api/v2/filters/:id/keywords", READ, async (c) =>
   c.json(
-    (await keywords.listKeywords(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")))).map(renderKeyword),
+    (await keywords.listKeywords(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")))).map(renderKeyword),
   ),
 );
 
 filtersV2.post("/api/v2/filters/:id/keywords", WRITE, async (c) => {
   const p = parse(keywordSchema, await params(c));
-  const k = await keywords.addKeyword(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")), {
+  const k = await keywords.addKeyword(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")), {
     keyword: p.keyword,
     wholeWord: p.whole_word,
   });
@@ -118,7 +118,7 @@ filtersV2.post("/api/v2/filters/:id/keywords", WRITE, async (c) => {
 
 filtersV2.get("/api/v2/filters/:id/statuses", READ, async (c) =>
   c.json(
-    (await filterStatuses.listFilterStatuses(c.var.rt, currentUser(c).accountId, pathId(c.req.param("id")))).map(
+    (await filterStatuses.listFilterStatuses(c.get("rt"), currentUser(c).accountId, pathId(c.req.param("id")))).map(
       renderFilterStatus,
     ),
   ),
@@ -127,7 +127,7 @@ filtersV2.get("/api/v2/filters/:id/statuses", READ, async (c) =>
 filtersV2.post("/api/v2/filters/:id/statuses", WRITE, async (c) => {
   const p = parse(z.object({ status_id: zRef().pipe(z.string()) }), await params(c));
   const s = await filterStatuses.addFilterStatus(
-    c.var.rt,
+    c.get("rt"),
     currentUser(c).accountId,
     pathId(c.req.param("id")),
     p.status_id,

@@ -7,6 +7,6 @@ export const mediaV2 = router();
 
 // Small images are processed at once (200); anything else answers 202 and a job processes it.
 mediaV2.post("/api/v2/media", requireUser("write:media"), async (c) => {
-  const row = await createMedia(c.var.rt, currentUser(c).accountId, await uploadOf(c), false);
+  const row = await createMedia(c.get("rt"), currentUser(c).accountId, await uploadOf(c), false);
   return mediaResponse(c, row, 202);
 });

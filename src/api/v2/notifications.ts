@@ -27,7 +27,10 @@ const WRITE = requireUser("write:notifications");
 
 async function renderPolicy(c: Ctx) {
   const viewer = currentUser(c).accountId;
-  const [policy, summary] = await Promise.all([getPolicy(c.var.rt.db, viewer), requestsSummary(c.var.rt, viewer)]);
+  const [policy, summary] = await Promise.all([
+    getPolicy(c.get("rt").db, viewer),
+    requestsSummary(c.get("rt"), viewer),
+  ]);
   return { ...policy, summary };
 }
 
@@ -45,7 +48,7 @@ const policySchema = z.object({
 notificationsV2.patch("/api/v2/notifications/policy", WRITE, async (c) => {
   const p = parse(policySchema, await params(c));
   const changes = Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined));
-  await updatePolicy(c.var.rt, currentUser(c).accountId, changes);
+  await updatePolicy(c.get("rt"), currentUser(c).accountId, changes);
   return c.json(await renderPolicy(c));
 });
 
@@ -53,35 +56,35 @@ notificationsV2.get("/api/v2/notifications", READ, async (c) => {
   const all = await params(c);
   const viewer = currentUser(c).accountId;
   const { expand_accounts } = parse(z.object({ expand_accounts: z.string().optional() }), all);
-  const page = await listGroups(c.var.rt, viewer, notificationQuery(all), pageParams(all, NOTIFICATION_PAGE));
-  setLinkHeader(c, c.var.rt.config.origin, page);
-  const views = await loadGroupViews(c.var.rt, viewer, page.groups);
+  const page = await listGroups(c.get("rt"), viewer, notificationQuery(all), pageParams(all, NOTIFICATION_PAGE));
+  setLinkHeader(c, c.get("rt").config.origin, page);
+  const views = await loadGroupViews(c.get("rt"), viewer, page.groups);
   const partialAvatars = expand_accounts === "partial_avatars";
-  return c.json(renderGroupedNotifications(c.var.rt, page.groups, views, { partialAvatars }));
+  return c.json(renderGroupedNotifications(c.get("rt"), page.groups, views, { partialAvatars }));
 });
 
 notificationsV2.get("/api/v2/notifications/unread_count", READ, async (c) => {
   const all = await params(c);
-  const count = await unreadGroupCount(c.var.rt, currentUser(c).accountId, notificationQuery(all), countLimit(all));
+  const count = await unreadGroupCount(c.get("rt"), currentUser(c).accountId, notificationQuery(all), countLimit(all));
   return c.json({ count });
 });
 
 notificationsV2.get("/api/v2/notifications/:group_key", READ, async (c) => {
   const viewer = currentUser(c).accountId;
-  const group = await getGroup(c.var.rt, viewer, c.req.param("group_key"));
+  const group = await getGroup(c.get("rt"), viewer, c.req.param("group_key"));
   if (!group) throw notFound();
-  return c.json(renderGroupedNotifications(c.var.rt, [group], await loadGroupViews(c.var.rt, viewer, [group])));
+  return c.json(renderGroupedNotifications(c.get("rt"), [group], await loadGroupViews(c.get("rt"), viewer, [group])));
 });
 
 notificationsV2.get("/api/v2/notifications/:group_key/accounts", READ, async (c) => {
   const viewer = currentUser(c).accountId;
   const { limit } = pageParams(await params(c), NOTIFICATION_PAGE);
-  const ids = await groupAccountIds(c.var.rt, viewer, c.req.param("group_key"), limit);
+  const ids = await groupAccountIds(c.get("rt"), viewer, c.req.param("group_key"), limit);
   if (ids.length === 0) throw notFound();
-  return c.json(await accountEntities(c.var.rt, ids));
+  return c.json(await accountEntities(c.get("rt"), ids));
 });
 
 notificationsV2.post("/api/v2/notifications/:group_key/dismiss", WRITE, async (c) => {
-  await dismissGroup(c.var.rt, currentUser(c).accountId, c.req.param("group_key"));
+  await dismissGroup(c.get("rt"), currentUser(c).accountId, c.req.param("group_key"));
   return c.json({});
 });

@@ -31,7 +31,7 @@ const id = (value: string | undefined) => (value !== undefined && isId(value) ? 
 searchApi.get("/api/v2/search", tokenIfGiven("read:search"), async (c) => {
   const p = parse(schema, await params(c));
   if (p.q === undefined || p.q.trim() === "") throw badRequest("param is missing or the value is empty: q");
-  const rt = c.var.rt;
+  const rt = c.get("rt");
   const viewer = viewerId(c);
   const found = await search(rt, viewer, {
     q: p.q,

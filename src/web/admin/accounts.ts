@@ -66,13 +66,13 @@ accountPages.get(
       origin: p.origin === "local" || p.origin === "remote" ? p.origin : undefined,
     };
     const maxId = typeof p.max_id === "string" && isId(p.max_id) ? p.max_id : null;
-    const page = await findAccounts(c.var.rt, staff.actor, filter, {
+    const page = await findAccounts(c.get("rt"), staff.actor, filter, {
       maxId,
       sinceId: null,
       minId: null,
       limit: PAGE_SIZE,
     });
-    const accounts = await render(c.var.rt, page.items);
+    const accounts = await render(c.get("rt"), page.items);
     const query = Object.fromEntries(Object.entries(filter).filter((e): e is [string, string] => Boolean(e[1])));
     const older = page.next
       ? html`<p><a href="${PATH}?${new URLSearchParams({ ...query, max_id: page.next })}">${t.older}</a></p>`
@@ -113,15 +113,15 @@ accountPages.get(
   `${PATH}/:id`,
   adminRoute("manageUsers", async (c, staff) => {
     const t = staff.lang.t.admin.accounts;
-    const found = await accountForStaff(c.var.rt, staff.actor, c.req.param("id") ?? "");
-    const [a] = await render(c.var.rt, [found.id]);
+    const found = await accountForStaff(c.get("rt"), staff.actor, c.req.param("id") ?? "");
+    const [a] = await render(c.get("rt"), [found.id]);
     // Mastodon's "Change role": for staff who may manage roles, on users whose role is below theirs.
     const roles =
       found.user_id !== null &&
       found.id !== staff.actor.accountId &&
       can(staff.user.role, "manageRoles") &&
       outranks(staff.user.role, found.role)
-        ? await assignableRoles(c.var.rt, staff.actor)
+        ? await assignableRoles(c.get("rt"), staff.actor)
         : null;
     const path = `${PATH}/${a.id}`;
     const reportId =
@@ -185,7 +185,7 @@ accountPages.post(
   adminRoute("manageUsers", async (c, staff) => {
     const id = c.req.param("id") ?? "";
     const p = staff.params;
-    await takeAction(c.var.rt, staff.actor, id, {
+    await takeAction(c.get("rt"), staff.actor, id, {
       type: text(p.type),
       reportId: text(p.report_id) || undefined,
       text: text(p.text),
@@ -199,7 +199,7 @@ accountPages.post(
   `${PATH}/:id/role`,
   adminRoute("manageRoles", async (c, staff) => {
     const id = c.req.param("id") ?? "";
-    await changeUserRole(c.var.rt, staff.actor, id, text(staff.params.role_id) || null);
+    await changeUserRole(c.get("rt"), staff.actor, id, text(staff.params.role_id) || null);
     return saved(c, `${PATH}/${id}`);
   }),
 );
@@ -217,7 +217,7 @@ for (const [name, run] of Object.entries(undoRoutes)) {
     `${PATH}/:id/${name}`,
     adminRoute("manageUsers", async (c, staff) => {
       const id = c.req.param("id") ?? "";
-      await run(c.var.rt, staff.actor, id);
+      await run(c.get("rt"), staff.actor, id);
       return saved(c, `${PATH}/${id}`);
     }),
   );
@@ -226,7 +226,7 @@ for (const [name, run] of Object.entries(undoRoutes)) {
 accountPages.post(
   `${PATH}/:id/reject`,
   adminRoute("manageUsers", async (c, staff) => {
-    await rejectAccount(c.var.rt, staff.actor, c.req.param("id") ?? "");
+    await rejectAccount(c.get("rt"), staff.actor, c.req.param("id") ?? "");
     return saved(c, PATH);
   }),
 );
@@ -235,7 +235,7 @@ accountPages.post(
   `${PATH}/:id/delete`,
   adminRoute("deleteUserData", async (c, staff) => {
     const id = c.req.param("id") ?? "";
-    await deleteAccountData(c.var.rt, staff.actor, id);
+    await deleteAccountData(c.get("rt"), staff.actor, id);
     return saved(c, `${PATH}/${id}`);
   }),
 );

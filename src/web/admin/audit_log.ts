@@ -17,8 +17,13 @@ auditLogPages.get(
   adminRoute("viewAuditLog", async (c, staff) => {
     const t = staff.lang.t.admin.auditLog;
     const maxId = typeof staff.params.max_id === "string" && isId(staff.params.max_id) ? staff.params.max_id : null;
-    const page = await listAuditLog(c.var.rt, staff.actor, {}, { maxId, sinceId: null, minId: null, limit: PAGE_SIZE });
-    const staffAccounts = await loadAccountViews(c.var.rt, [...new Set(page.items.map((e) => e.account_id))]);
+    const page = await listAuditLog(
+      c.get("rt"),
+      staff.actor,
+      {},
+      { maxId, sinceId: null, minId: null, limit: PAGE_SIZE },
+    );
+    const staffAccounts = await loadAccountViews(c.get("rt"), [...new Set(page.items.map((e) => e.account_id))]);
     const who = (id: string) => {
       const view = staffAccounts.get(id);
       return view ? `@${view.row.username}` : "—";

@@ -35,7 +35,7 @@ blockPages.get(
   IPS,
   adminRoute("manageBlocks", async (c, staff) => {
     const t = staff.lang.t.admin.blocks;
-    const blocks = (await listIpBlocks(c.var.rt, staff.actor, LIST)).items;
+    const blocks = (await listIpBlocks(c.get("rt"), staff.actor, LIST)).items;
     return c.html(
       adminPage(c, staff, {
         title: t.ipTitle,
@@ -73,7 +73,7 @@ blockPages.post(
   adminRoute("manageBlocks", async (c, staff) => {
     const p = staff.params;
     const expires = DURATIONS.includes(text(p.expires_in)) ? text(p.expires_in) : "";
-    await createIpBlock(c.var.rt, staff.actor, {
+    await createIpBlock(c.get("rt"), staff.actor, {
       ip: text(p.ip),
       severity: text(p.severity),
       comment: text(p.comment),
@@ -86,7 +86,7 @@ blockPages.post(
 blockPages.post(
   `${IPS}/:id/remove`,
   adminRoute("manageBlocks", async (c, staff) => {
-    await deleteIpBlock(c.var.rt, staff.actor, id(c.req.param("id")));
+    await deleteIpBlock(c.get("rt"), staff.actor, id(c.req.param("id")));
     return saved(c, IPS);
   }),
 );
@@ -95,7 +95,7 @@ blockPages.get(
   EMAILS,
   adminRoute("manageBlocks", async (c, staff) => {
     const t = staff.lang.t.admin.blocks;
-    const blocks = (await listEmailDomainBlocks(c.var.rt, staff.actor, LIST)).items;
+    const blocks = (await listEmailDomainBlocks(c.get("rt"), staff.actor, LIST)).items;
     return c.html(
       adminPage(c, staff, {
         title: t.emailTitle,
@@ -126,7 +126,7 @@ ${blocks.map(
 blockPages.post(
   EMAILS,
   adminRoute("manageBlocks", async (c, staff) => {
-    await createEmailDomainBlock(c.var.rt, staff.actor, {
+    await createEmailDomainBlock(c.get("rt"), staff.actor, {
       domain: text(staff.params.domain),
       allowWithApproval: staff.params.allow_with_approval === "1",
     });
@@ -137,7 +137,7 @@ blockPages.post(
 blockPages.post(
   `${EMAILS}/:id/remove`,
   adminRoute("manageBlocks", async (c, staff) => {
-    await deleteEmailDomainBlock(c.var.rt, staff.actor, id(c.req.param("id")));
+    await deleteEmailDomainBlock(c.get("rt"), staff.actor, id(c.req.param("id")));
     return saved(c, EMAILS);
   }),
 );

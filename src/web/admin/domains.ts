@@ -30,7 +30,7 @@ domainPages.get(
   BLOCKS,
   adminRoute("manageFederation", async (c, staff) => {
     const t = staff.lang.t.admin.domains;
-    const blocks = (await listDomainBlocks(c.var.rt, staff.actor, LIST)).items.sort((a, b) =>
+    const blocks = (await listDomainBlocks(c.get("rt"), staff.actor, LIST)).items.sort((a, b) =>
       a.domain.localeCompare(b.domain),
     );
     const rows = blocks.map(
@@ -76,7 +76,7 @@ domainPages.post(
   BLOCKS,
   adminRoute("manageFederation", async (c, staff) => {
     const p = staff.params;
-    await createDomainBlock(c.var.rt, staff.actor, {
+    await createDomainBlock(c.get("rt"), staff.actor, {
       domain: text(p.domain),
       severity: text(p.severity),
       rejectMedia: p.reject_media === "1",
@@ -92,7 +92,7 @@ domainPages.post(
 domainPages.post(
   `${BLOCKS}/:id/remove`,
   adminRoute("manageFederation", async (c, staff) => {
-    await deleteDomainBlock(c.var.rt, staff.actor, id(c.req.param("id")));
+    await deleteDomainBlock(c.get("rt"), staff.actor, id(c.req.param("id")));
     return saved(c, BLOCKS);
   }),
 );
@@ -101,7 +101,7 @@ domainPages.get(
   ALLOWS,
   adminRoute("manageFederation", async (c, staff) => {
     const t = staff.lang.t.admin.domains;
-    const allows = (await listDomainAllows(c.var.rt, staff.actor, LIST)).items.sort((a, b) =>
+    const allows = (await listDomainAllows(c.get("rt"), staff.actor, LIST)).items.sort((a, b) =>
       a.domain.localeCompare(b.domain),
     );
     return c.html(
@@ -128,7 +128,7 @@ ${
 domainPages.post(
   ALLOWS,
   adminRoute("manageFederation", async (c, staff) => {
-    await createDomainAllow(c.var.rt, staff.actor, { domain: text(staff.params.domain) });
+    await createDomainAllow(c.get("rt"), staff.actor, { domain: text(staff.params.domain) });
     return saved(c, ALLOWS);
   }),
 );
@@ -136,7 +136,7 @@ domainPages.post(
 domainPages.post(
   `${ALLOWS}/:id/remove`,
   adminRoute("manageFederation", async (c, staff) => {
-    await deleteDomainAllow(c.var.rt, staff.actor, id(c.req.param("id")));
+    await deleteDomainAllow(c.get("rt"), staff.actor, id(c.req.param("id")));
     return saved(c, ALLOWS);
   }),
 );

@@ -44,7 +44,7 @@ function nav(v: Viewer, current: string | null) {
 /** A page of the web admin; `section` marks its entry in the menu. */
 export function adminPage(c: Ctx, v: Viewer, o: { title: string; section: string | null; body: Html }): Html {
   const notice = c.req.query("saved") ? html`<p class="notice" role="status">${v.lang.t.admin.saved}</p>` : "";
-  return page(o.title, html`${nav(v, o.section)}<h1>${o.title}</h1>${notice}${o.body}`, c.var.rt.config.site.title, {
+  return page(o.title, html`${nav(v, o.section)}<h1>${o.title}</h1>${notice}${o.body}`, c.get("rt").config.site.title, {
     locale: v.lang.locale,
     wide: true,
   });

@@ -50,12 +50,12 @@ reportPages.get(
     const resolved = staff.params.resolved === "1";
     const maxId = typeof staff.params.max_id === "string" && isId(staff.params.max_id) ? staff.params.max_id : null;
     const page = await listReports(
-      c.var.rt,
+      c.get("rt"),
       staff.actor,
       { resolved },
       { maxId, sinceId: null, minId: null, limit: PAGE_SIZE },
     );
-    const { reports } = await render(c.var.rt, staff, page.items);
+    const { reports } = await render(c.get("rt"), staff, page.items);
     const rows = reports.map(
       (r) => html`<tr>
   <td><a href="/admin/reports/${r.id}">${t.report(r.id)}</a></td>
@@ -91,8 +91,8 @@ reportPages.get(
   "/admin/reports/:id",
   adminRoute("manageReports", async (c, staff) => {
     const t = staff.lang.t.admin.reports;
-    const id = await requireReport(c.var.rt, staff.actor, c.req.param("id") ?? "");
-    const { reports, deleted } = await render(c.var.rt, staff, [id]);
+    const id = await requireReport(c.get("rt"), staff.actor, c.req.param("id") ?? "");
+    const { reports, deleted } = await render(c.get("rt"), staff, [id]);
     const r = reports[0];
     const path = `/admin/reports/${r.id}`;
     const statuses = r.statuses.map((entity) => {
@@ -145,7 +145,7 @@ ${statuses.length > 0 ? statuses : html`<p>${t.noStatuses}</p>`}
 const action = (run: (staff: StaffVisit, id: string, rt: Parameters<typeof requireReport>[0]) => Promise<unknown>) =>
   adminRoute("manageReports", async (c, staff) => {
     const id = c.req.param("id") ?? "";
-    await run(staff, id, c.var.rt);
+    await run(staff, id, c.get("rt"));
     return saved(c, `/admin/reports/${id}`);
   });
 

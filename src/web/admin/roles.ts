@@ -73,7 +73,7 @@ rolePages.get(
   PATH,
   adminRoute("manageRoles", async (c, staff) => {
     const t = staff.lang.t.admin.roles;
-    const roles = await listRoles(c.var.rt, staff.actor);
+    const roles = await listRoles(c.get("rt"), staff.actor);
     const row = (r: RoleRow) =>
       html`<tr><td>${swatch(r.color)}${r.id === EVERYONE_ID ? t.everyone : r.name}</td><td>${r.id === EVERYONE_ID ? "" : String(r.position)}</td><td>${PERMISSION_NAMES.filter((p) => r.permissions & PERMISSIONS[p]).length}</td><td>${mayEdit(staff.actor, r) ? html`<a href="${PATH}/${r.id}/edit">${t.edit}</a>` : ""}</td></tr>`;
     return c.html(
@@ -103,7 +103,7 @@ rolePages.get(
 rolePages.post(
   PATH,
   adminRoute("manageRoles", async (c, staff) => {
-    await createRole(c.var.rt, staff.actor, inputOf(staff.params));
+    await createRole(c.get("rt"), staff.actor, inputOf(staff.params));
     return saved(c, PATH);
   }),
 );
@@ -112,7 +112,7 @@ rolePages.get(
   `${PATH}/:id/edit`,
   adminRoute("manageRoles", async (c, staff) => {
     const t = staff.lang.t.admin.roles;
-    const role = await roleForStaff(c.var.rt, staff.actor, c.req.param("id") ?? "");
+    const role = await roleForStaff(c.get("rt"), staff.actor, c.req.param("id") ?? "");
     if (!mayEdit(staff.actor, role)) throw notAllowed();
     const path = `${PATH}/${role.id}`;
     return c.html(
@@ -130,11 +130,11 @@ rolePages.post(
   `${PATH}/:id`,
   adminRoute("manageRoles", async (c, staff) => {
     const id = c.req.param("id") ?? "";
-    const role = await roleForStaff(c.var.rt, staff.actor, id);
+    const role = await roleForStaff(c.get("rt"), staff.actor, id);
     // Everyone's role has no name or position to post.
     const input = inputOf(staff.params);
     await updateRole(
-      c.var.rt,
+      c.get("rt"),
       staff.actor,
       id,
       role.id === EVERYONE_ID ? { ...input, name: "", position: role.position, highlighted: false } : input,
@@ -146,7 +146,7 @@ rolePages.post(
 rolePages.post(
   `${PATH}/:id/delete`,
   adminRoute("manageRoles", async (c, staff) => {
-    await deleteRole(c.var.rt, staff.actor, c.req.param("id") ?? "");
+    await deleteRole(c.get("rt"), staff.actor, c.req.param("id") ?? "");
     return saved(c, PATH);
   }),
 );

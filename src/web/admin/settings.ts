@@ -42,7 +42,7 @@ settingsPages.get(
   PATH,
   adminRoute("manageSettings", async (c, staff) => {
     const t = staff.lang.t.admin.settings;
-    const rt = c.var.rt;
+    const rt = c.get("rt");
     const s = serverSettings(rt);
     const [about, privacy, terms, list] = await Promise.all([
       siteText(rt, "extended_description"),
@@ -96,7 +96,7 @@ settingsPages.post(
   PATH,
   adminRoute("manageSettings", async (c, staff) => {
     const p = staff.params;
-    await saveServerSettings(c.var.rt, staff.actor, {
+    await saveServerSettings(c.get("rt"), staff.actor, {
       title: text(p.title),
       description: text(p.description),
       contactEmail: text(p.contact_email),
@@ -110,7 +110,7 @@ settingsPages.post(
 settingsPages.post(
   `${PATH}/texts`,
   adminRoute("manageSettings", async (c, staff) => {
-    const rt = c.var.rt;
+    const rt = c.get("rt");
     for (const key of ["extended_description", "privacy_policy"] as const) {
       const value = text(staff.params[key]);
       // An untouched text is left as it is (and keeps its date).
@@ -123,7 +123,7 @@ settingsPages.post(
 settingsPages.post(
   `${PATH}/terms`,
   adminRoute("manageSettings", async (c, staff) => {
-    await publishTerms(c.var.rt, text(staff.params.text), text(staff.params.effective_date), staff.actor);
+    await publishTerms(c.get("rt"), text(staff.params.text), text(staff.params.effective_date), staff.actor);
     return saved(c, PATH);
   }),
 );
@@ -131,7 +131,7 @@ settingsPages.post(
 settingsPages.post(
   "/admin/rules",
   adminRoute("manageRules", async (c, staff) => {
-    await addRule(c.var.rt, text(staff.params.text), text(staff.params.hint), staff.actor);
+    await addRule(c.get("rt"), text(staff.params.text), text(staff.params.hint), staff.actor);
     return saved(c, PATH);
   }),
 );
@@ -141,7 +141,7 @@ settingsPages.post(
   adminRoute("manageRules", async (c, staff) => {
     const id = c.req.param("id") ?? "";
     if (!isId(id)) throw notFound();
-    await removeRule(c.var.rt, id, staff.actor);
+    await removeRule(c.get("rt"), id, staff.actor);
     return saved(c, PATH);
   }),
 );

@@ -22,7 +22,7 @@ export const publicPages = router();
 
 // In limited federation mode the server shows nothing to strangers, as its API does.
 publicPages.use("/:handle{@[^/]+}/*", async (c, next) => {
-  if (c.var.rt.config.limitedFederation) return errorPage(c, 401, languageOf(c));
+  if (c.get("rt").config.limitedFederation) return errorPage(c, 401, languageOf(c));
   await next();
 });
 
@@ -44,7 +44,7 @@ function errorPage(c: Ctx, status: 401 | 404 | 410, lang: Language) {
     404: [t.notFoundTitle, t.notFound],
     410: [t.goneTitle, t.gone],
   }[status];
-  const site = c.var.rt.config.site.title;
+  const site = c.get("rt").config.site.title;
   return c.html(page(title, html`<h1>${title}</h1><p>${text}</p>`, site, { locale: lang.locale }), status);
 }
 
@@ -65,7 +65,7 @@ async function render(rt: Runtime, ids: string[], context: "account" | "thread")
 }
 
 publicPages.get("/:handle{@[^/]+}", async (c) => {
-  const rt = c.var.rt;
+  const rt = c.get("rt");
   const lang = languageOf(c);
   const found = await localAccount(rt, c.req.param("handle"));
   if (typeof found === "number") return errorPage(c, found, lang);
@@ -102,7 +102,7 @@ ${result.next ? html`<a rel="next" href="${base}?max_id=${result.next}">${t.olde
 });
 
 publicPages.get("/:handle{@[^/]+}/:id", async (c) => {
-  const rt = c.var.rt;
+  const rt = c.get("rt");
   const lang = languageOf(c);
   const found = await localAccount(rt, c.req.param("handle"));
   if (typeof found === "number") return errorPage(c, found, lang);

@@ -34,7 +34,7 @@ export async function renderAdminAccounts(rt: Runtime, ids: string[]) {
   });
 }
 
-const one = async (c: Ctx, id: string) => c.json((await renderAdminAccounts(c.var.rt, [id]))[0]);
+const one = async (c: Ctx, id: string) => c.json((await renderAdminAccounts(c.get("rt"), [id]))[0]);
 
 /** A page of accounts found by `find`, with its Link header. Mastodon pages admin lists by 100, up to 200. */
 export async function listPage(
@@ -42,9 +42,9 @@ export async function listPage(
   find: (rt: Runtime, actor: Staff, page: ReturnType<typeof pageParams>) => ReturnType<typeof findAccounts>,
 ) {
   const all = await params(c);
-  const result = await find(c.var.rt, staffOf(c), pageParams(all, { default: 100, max: 200 }));
-  setLinkHeader(c, c.var.rt.config.origin, result);
-  return c.json(await renderAdminAccounts(c.var.rt, result.items));
+  const result = await find(c.get("rt"), staffOf(c), pageParams(all, { default: 100, max: 200 }));
+  setLinkHeader(c, c.get("rt").config.origin, result);
+  return c.json(await renderAdminAccounts(c.get("rt"), result.items));
 }
 
 const v1Schema = z.object({
@@ -88,7 +88,7 @@ adminAccounts.get("/api/v1/admin/accounts", readAccounts, async (c) => {
 });
 
 adminAccounts.get("/api/v1/admin/accounts/:id", readAccounts, async (c) => {
-  const account = await accountForStaff(c.var.rt, staffOf(c), pathId(c.req.param("id")));
+  const account = await accountForStaff(c.get("rt"), staffOf(c), pathId(c.req.param("id")));
   return one(c, account.id);
 });
 
@@ -103,7 +103,7 @@ const actionSchema = z.object({
 adminAccounts.post("/api/v1/admin/accounts/:id/action", write, async (c) => {
   const id = pathId(c.req.param("id"));
   const p = parse(actionSchema, await params(c));
-  await takeAction(c.var.rt, staffOf(c), id, {
+  await takeAction(c.get("rt"), staffOf(c), id, {
     type: p.type,
     reportId: p.report_id,
     text: p.text,
@@ -123,7 +123,7 @@ const acts: [string, Act][] = [
 for (const [name, act] of acts) {
   adminAccounts.post(`/api/v1/admin/accounts/:id/${name}`, write, async (c) => {
     const id = pathId(c.req.param("id"));
-    await act(c.var.rt, staffOf(c), id);
+    await act(c.get("rt"), staffOf(c), id);
     return one(c, id);
   });
 }
@@ -131,8 +131,8 @@ for (const [name, act] of acts) {
 // The account is rendered as it was: rejecting deletes it, deleting empties it.
 adminAccounts.post("/api/v1/admin/accounts/:id/reject", write, async (c) => {
   const id = pathId(c.req.param("id"));
-  const before = await renderAdminAccounts(c.var.rt, [id]);
-  await rejectAccount(c.var.rt, staffOf(c), id);
+  const before = await renderAdminAccounts(c.get("rt"), [id]);
+  await rejectAccount(c.get("rt"), staffOf(c), id);
   return c.json(before[0]);
 });
 
@@ -141,8 +141,8 @@ adminAccounts.delete(
   staffOnly("deleteUserData", "admin:write", "admin:write:accounts"),
   async (c) => {
     const id = pathId(c.req.param("id"));
-    const before = await renderAdminAccounts(c.var.rt, [id]);
-    await deleteAccountData(c.var.rt, staffOf(c), id);
+    const before = await renderAdminAccounts(c.get("rt"), [id]);
+    await deleteAccountData(c.get("rt"), staffOf(c), id);
     return c.json(before[0]);
   },
 );

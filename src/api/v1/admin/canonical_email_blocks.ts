@@ -20,7 +20,7 @@ const write = staffOnly("manageBlocks", "admin:write", "admin:write:canonical_em
 adminCanonicalEmailBlocks.get("/api/v1/admin/canonical_email_blocks", read, async (c) =>
   listAnswer(
     c,
-    await listCanonicalEmailBlocks(c.var.rt, staffOf(c), adminPage(await params(c))),
+    await listCanonicalEmailBlocks(c.get("rt"), staffOf(c), adminPage(await params(c))),
     renderCanonicalEmailBlock,
   ),
 );
@@ -28,16 +28,16 @@ adminCanonicalEmailBlocks.get("/api/v1/admin/canonical_email_blocks", read, asyn
 // Before /:id, which would take "test" for an id.
 adminCanonicalEmailBlocks.post("/api/v1/admin/canonical_email_blocks/test", read, async (c) => {
   const p = parse(z.object({ email: z.string().max(320) }), await params(c));
-  return c.json((await matchingCanonicalEmailBlocks(c.var.rt, staffOf(c), p.email)).map(renderCanonicalEmailBlock));
+  return c.json((await matchingCanonicalEmailBlocks(c.get("rt"), staffOf(c), p.email)).map(renderCanonicalEmailBlock));
 });
 
 adminCanonicalEmailBlocks.get("/api/v1/admin/canonical_email_blocks/:id", read, async (c) =>
-  c.json(renderCanonicalEmailBlock(await getCanonicalEmailBlock(c.var.rt, staffOf(c), c.req.param("id")))),
+  c.json(renderCanonicalEmailBlock(await getCanonicalEmailBlock(c.get("rt"), staffOf(c), c.req.param("id")))),
 );
 
 adminCanonicalEmailBlocks.post("/api/v1/admin/canonical_email_blocks", write, async (c) => {
   const p = parse(z.object({ email: zText(320), canonical_email_hash: zText(64) }), await params(c));
-  const block = await createCanonicalEmailBlock(c.var.rt, staffOf(c), {
+  const block = await createCanonicalEmailBlock(c.get("rt"), staffOf(c), {
     email: p.email,
     canonicalEmailHash: p.canonical_email_hash,
   });
@@ -45,6 +45,6 @@ adminCanonicalEmailBlocks.post("/api/v1/admin/canonical_email_blocks", write, as
 });
 
 adminCanonicalEmailBlocks.delete("/api/v1/admin/canonical_email_blocks/:id", write, async (c) => {
-  await deleteCanonicalEmailBlock(c.var.rt, staffOf(c), c.req.param("id"));
+  await deleteCanonicalEmailBlock(c.get("rt"), staffOf(c), c.req.param("id"));
   return c.json({});
 });

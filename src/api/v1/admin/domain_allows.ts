@@ -17,19 +17,19 @@ const read = staffOnly("manageFederation", "admin:read", "admin:read:domain_allo
 const write = staffOnly("manageFederation", "admin:write", "admin:write:domain_allows");
 
 adminDomainAllows.get("/api/v1/admin/domain_allows", read, async (c) =>
-  listAnswer(c, await listDomainAllows(c.var.rt, staffOf(c), adminPage(await params(c))), renderDomainAllow),
+  listAnswer(c, await listDomainAllows(c.get("rt"), staffOf(c), adminPage(await params(c))), renderDomainAllow),
 );
 
 adminDomainAllows.get("/api/v1/admin/domain_allows/:id", read, async (c) =>
-  c.json(renderDomainAllow(await getDomainAllow(c.var.rt, staffOf(c), c.req.param("id")))),
+  c.json(renderDomainAllow(await getDomainAllow(c.get("rt"), staffOf(c), c.req.param("id")))),
 );
 
 adminDomainAllows.post("/api/v1/admin/domain_allows", write, async (c) => {
   const p = parse(z.object({ domain: zText() }), await params(c));
-  return c.json(renderDomainAllow(await createDomainAllow(c.var.rt, staffOf(c), { domain: p.domain })));
+  return c.json(renderDomainAllow(await createDomainAllow(c.get("rt"), staffOf(c), { domain: p.domain })));
 });
 
 adminDomainAllows.delete("/api/v1/admin/domain_allows/:id", write, async (c) => {
-  await deleteDomainAllow(c.var.rt, staffOf(c), c.req.param("id"));
+  await deleteDomainAllow(c.get("rt"), staffOf(c), c.req.param("id"));
   return c.json({});
 });

@@ -20,11 +20,11 @@ const read = staffOnly("manageFederation", "admin:read", "admin:read:domain_bloc
 const write = staffOnly("manageFederation", "admin:write", "admin:write:domain_blocks");
 
 adminDomainBlocks.get("/api/v1/admin/domain_blocks", read, async (c) =>
-  listAnswer(c, await listDomainBlocks(c.var.rt, staffOf(c), adminPage(await params(c))), renderAdminDomainBlock),
+  listAnswer(c, await listDomainBlocks(c.get("rt"), staffOf(c), adminPage(await params(c))), renderAdminDomainBlock),
 );
 
 adminDomainBlocks.get("/api/v1/admin/domain_blocks/:id", read, async (c) =>
-  c.json(renderAdminDomainBlock(await getDomainBlock(c.var.rt, staffOf(c), c.req.param("id")))),
+  c.json(renderAdminDomainBlock(await getDomainBlock(c.get("rt"), staffOf(c), c.req.param("id")))),
 );
 
 const schema = z.object({
@@ -52,7 +52,7 @@ async function input(c: Ctx): Promise<DomainBlockInput> {
 
 adminDomainBlocks.post("/api/v1/admin/domain_blocks", write, async (c) => {
   try {
-    return c.json(renderAdminDomainBlock(await createDomainBlock(c.var.rt, staffOf(c), await input(c))));
+    return c.json(renderAdminDomainBlock(await createDomainBlock(c.get("rt"), staffOf(c), await input(c))));
   } catch (error) {
     if (!(error instanceof ExistingDomainBlock)) throw error;
     return c.json({ ...error.body, existing_domain_block: renderAdminDomainBlock(error.existing) }, 422);
@@ -60,10 +60,10 @@ adminDomainBlocks.post("/api/v1/admin/domain_blocks", write, async (c) => {
 });
 
 adminDomainBlocks.put("/api/v1/admin/domain_blocks/:id", write, async (c) =>
-  c.json(renderAdminDomainBlock(await updateDomainBlock(c.var.rt, staffOf(c), c.req.param("id"), await input(c)))),
+  c.json(renderAdminDomainBlock(await updateDomainBlock(c.get("rt"), staffOf(c), c.req.param("id"), await input(c)))),
 );
 
 adminDomainBlocks.delete("/api/v1/admin/domain_blocks/:id", write, async (c) => {
-  await deleteDomainBlock(c.var.rt, staffOf(c), c.req.param("id"));
+  await deleteDomainBlock(c.get("rt"), staffOf(c), c.req.param("id"));
   return c.json({});
 });

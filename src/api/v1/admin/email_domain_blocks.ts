@@ -17,16 +17,20 @@ const read = staffOnly("manageBlocks", "admin:read", "admin:read:email_domain_bl
 const write = staffOnly("manageBlocks", "admin:write", "admin:write:email_domain_blocks");
 
 adminEmailDomainBlocks.get("/api/v1/admin/email_domain_blocks", read, async (c) =>
-  listAnswer(c, await listEmailDomainBlocks(c.var.rt, staffOf(c), adminPage(await params(c))), renderEmailDomainBlock),
+  listAnswer(
+    c,
+    await listEmailDomainBlocks(c.get("rt"), staffOf(c), adminPage(await params(c))),
+    renderEmailDomainBlock,
+  ),
 );
 
 adminEmailDomainBlocks.get("/api/v1/admin/email_domain_blocks/:id", read, async (c) =>
-  c.json(renderEmailDomainBlock(await getEmailDomainBlock(c.var.rt, staffOf(c), c.req.param("id")))),
+  c.json(renderEmailDomainBlock(await getEmailDomainBlock(c.get("rt"), staffOf(c), c.req.param("id")))),
 );
 
 adminEmailDomainBlocks.post("/api/v1/admin/email_domain_blocks", write, async (c) => {
   const p = parse(z.object({ domain: zText(), allow_with_approval: zBool() }), await params(c));
-  const block = await createEmailDomainBlock(c.var.rt, staffOf(c), {
+  const block = await createEmailDomainBlock(c.get("rt"), staffOf(c), {
     domain: p.domain,
     allowWithApproval: p.allow_with_approval,
   });
@@ -34,6 +38,6 @@ adminEmailDomainBlocks.post("/api/v1/admin/email_domain_blocks", write, async (c
 });
 
 adminEmailDomainBlocks.delete("/api/v1/admin/email_domain_blocks/:id", write, async (c) => {
-  await deleteEmailDomainBlock(c.var.rt, staffOf(c), c.req.param("id"));
+  await deleteEmailDomainBlock(c.get("rt"), staffOf(c), c.req.param("id"));
   return c.json({});
 });

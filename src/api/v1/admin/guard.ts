@@ -31,6 +31,6 @@ export const adminPage = (all: Params) => pageParams(all, { default: 100, max: 2
 
 /** A page of an admin list, rendered, with its Link header. */
 export function listAnswer<T>(c: Ctx, result: PageResult<T>, render: (item: T) => unknown) {
-  setLinkHeader(c, c.var.rt.config.origin, result);
+  setLinkHeader(c, c.get("rt").config.origin, result);
   return c.json(result.items.map(render));
 }

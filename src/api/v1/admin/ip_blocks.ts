@@ -19,11 +19,11 @@ const read = staffOnly("manageBlocks", "admin:read", "admin:read:ip_blocks");
 const write = staffOnly("manageBlocks", "admin:write", "admin:write:ip_blocks");
 
 adminIpBlocks.get("/api/v1/admin/ip_blocks", read, async (c) =>
-  listAnswer(c, await listIpBlocks(c.var.rt, staffOf(c), adminPage(await params(c))), renderIpBlock),
+  listAnswer(c, await listIpBlocks(c.get("rt"), staffOf(c), adminPage(await params(c))), renderIpBlock),
 );
 
 adminIpBlocks.get("/api/v1/admin/ip_blocks/:id", read, async (c) =>
-  c.json(renderIpBlock(await getIpBlock(c.var.rt, staffOf(c), c.req.param("id")))),
+  c.json(renderIpBlock(await getIpBlock(c.get("rt"), staffOf(c), c.req.param("id")))),
 );
 
 const schema = z.object({
@@ -39,14 +39,14 @@ async function input(c: Ctx): Promise<IpBlockInput> {
 }
 
 adminIpBlocks.post("/api/v1/admin/ip_blocks", write, async (c) =>
-  c.json(renderIpBlock(await createIpBlock(c.var.rt, staffOf(c), await input(c)))),
+  c.json(renderIpBlock(await createIpBlock(c.get("rt"), staffOf(c), await input(c)))),
 );
 
 adminIpBlocks.put("/api/v1/admin/ip_blocks/:id", write, async (c) =>
-  c.json(renderIpBlock(await updateIpBlock(c.var.rt, staffOf(c), c.req.param("id"), await input(c)))),
+  c.json(renderIpBlock(await updateIpBlock(c.get("rt"), staffOf(c), c.req.param("id"), await input(c)))),
 );
 
 adminIpBlocks.delete("/api/v1/admin/ip_blocks/:id", write, async (c) => {
-  await deleteIpBlock(c.var.rt, staffOf(c), c.req.param("id"));
+  await deleteIpBlock(c.get("rt"), staffOf(c), c.req.param("id"));
   return c.json({});
 });

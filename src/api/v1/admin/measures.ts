@@ -37,15 +37,15 @@ async function request(c: Ctx) {
 
 adminMeasures.post("/api/v1/admin/measures", read, async (c) => {
   const { range, keys, perKey } = await request(c);
-  return c.json(await measures(c.var.rt, staffOf(c), keys, range, perKey));
+  return c.json(await measures(c.get("rt"), staffOf(c), keys, range, perKey));
 });
 
 adminMeasures.post("/api/v1/admin/dimensions", read, async (c) => {
   const { p, range, keys, perKey } = await request(c);
-  return c.json(await dimensions(c.var.rt, staffOf(c), keys, range, perKey, p.limit ?? 10));
+  return c.json(await dimensions(c.get("rt"), staffOf(c), keys, range, perKey, p.limit ?? 10));
 });
 
 adminMeasures.post("/api/v1/admin/retention", read, async (c) => {
   const { p, range } = await request(c);
-  return c.json(await retention(c.var.rt, staffOf(c), range, p.frequency ?? "day"));
+  return c.json(await retention(c.get("rt"), staffOf(c), range, p.frequency ?? "day"));
 });

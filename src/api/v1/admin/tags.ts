@@ -16,23 +16,23 @@ const read = staffOnly("manageTaxonomies", "admin:read");
 const write = staffOnly("manageTaxonomies", "admin:write");
 
 export const renderTagsFor = async (c: Ctx, tags: Tag[]) =>
-  renderAdminTags(c.var.rt.config, await loadTagViews(c.var.rt, tags, staffOf(c).accountId));
+  renderAdminTags(c.get("rt").config, await loadTagViews(c.get("rt"), tags, staffOf(c).accountId));
 
 adminTags.get("/api/v1/admin/tags", read, async (c) => {
-  const result = await listTags(c.var.rt, staffOf(c), adminPage(await params(c)));
-  setLinkHeader(c, c.var.rt.config.origin, result);
+  const result = await listTags(c.get("rt"), staffOf(c), adminPage(await params(c)));
+  setLinkHeader(c, c.get("rt").config.origin, result);
   return c.json(await renderTagsFor(c, result.items));
 });
 
 adminTags.get("/api/v1/admin/tags/:id", read, async (c) =>
-  c.json((await renderTagsFor(c, [await getTag(c.var.rt, staffOf(c), c.req.param("id"))]))[0]),
+  c.json((await renderTagsFor(c, [await getTag(c.get("rt"), staffOf(c), c.req.param("id"))]))[0]),
 );
 
 const schema = z.object({ display_name: zText(), trendable: zBool(), usable: zBool(), listable: zBool() });
 
 adminTags.put("/api/v1/admin/tags/:id", write, async (c) => {
   const p = parse(schema, await params(c));
-  const tag = await updateTag(c.var.rt, staffOf(c), c.req.param("id"), {
+  const tag = await updateTag(c.get("rt"), staffOf(c), c.req.param("id"), {
     displayName: p.display_name,
     trendable: p.trendable,
     usable: p.usable,

@@ -26,7 +26,7 @@ async function limit(all: Awaited<ReturnType<typeof params>>, fallback: number):
 }
 
 adminTrends.get("/api/v1/admin/trends/tags", read, async (c) => {
-  const tags = await tagTrendsForReview(c.var.rt, staffOf(c), await limit(await params(c), 10));
+  const tags = await tagTrendsForReview(c.get("rt"), staffOf(c), await limit(await params(c), 10));
   return c.json(await renderTagsFor(c, tags));
 });
 
@@ -35,22 +35,24 @@ for (const [action, approve] of [
   ["reject", false],
 ] as const) {
   adminTrends.post(`/api/v1/admin/trends/tags/:id/${action}`, write, async (c) => {
-    const tag = await reviewTagTrend(c.var.rt, staffOf(c), c.req.param("id"), approve);
+    const tag = await reviewTagTrend(c.get("rt"), staffOf(c), c.req.param("id"), approve);
     return c.json((await renderTagsFor(c, [tag]))[0]);
   });
   adminTrends.post(`/api/v1/admin/trends/statuses/:id/${action}`, write, async (c) => {
     const actor = staffOf(c);
-    const id = await reviewStatusTrend(c.var.rt, actor, c.req.param("id"), approve);
-    const views = await loadStatusViews(c.var.rt, actor.accountId, [id], { context: "public" });
-    return c.json(renderStatuses(c.var.rt, views)[0] ?? {});
+    const id = await reviewStatusTrend(c.get("rt"), actor, c.req.param("id"), approve);
+    const views = await loadStatusViews(c.get("rt"), actor.accountId, [id], { context: "public" });
+    return c.json(renderStatuses(c.get("rt"), views)[0] ?? {});
   });
   adminTrends.post(`/api/v1/admin/trends/links/:id/${action}`, write, (c) => reviewLinkTrend(staffOf(c)));
 }
 
 adminTrends.get("/api/v1/admin/trends/statuses", read, async (c) => {
   const actor = staffOf(c);
-  const ids = await statusTrendsForReview(c.var.rt, actor, await limit(await params(c), 20));
-  return c.json(renderStatuses(c.var.rt, await loadStatusViews(c.var.rt, actor.accountId, ids, { context: "public" })));
+  const ids = await statusTrendsForReview(c.get("rt"), actor, await limit(await params(c), 20));
+  return c.json(
+    renderStatuses(c.get("rt"), await loadStatusViews(c.get("rt"), actor.accountId, ids, { context: "public" })),
+  );
 });
 
 adminTrends.get("/api/v1/admin/trends/links", read, async (c) => {
