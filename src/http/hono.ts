@@ -47,7 +47,7 @@ export function addressOf(peer: string | null, forwarded: string | undefined): s
 }
 
 /** An answer of JSON written already (src/serializers/json_text.ts). */
-export function jsonText(c: Ctx, json: Buffer<ArrayBuffer>, status: ContentfulStatusCode = 200): Response {
+export function sendJson(c: Ctx, json: Buffer<ArrayBuffer>, status: ContentfulStatusCode = 200): Response {
   c.header("Content-Type", "application/json");
   return c.body(json, status);
 }

@@ -31,18 +31,24 @@ export class JsonOut {
     else this.#text += JSON.stringify(v) ?? "null";
   }
 
-  /** The bytes, for an answer: as text, Node's HTTP response would copy it once more, to join its headers. */
-  done(): Buffer<ArrayBuffer> {
-    return Buffer.from(this.#text);
+  /** What was written. */
+  toString(): string {
+    return this.#text;
   }
 }
 
-/** JSON written by `write`, as bytes. */
-export function jsonBytes(write: (out: JsonOut) => void): Buffer<ArrayBuffer> {
+/** JSON written by `write`. */
+export function jsonText(write: (out: JsonOut) => void): string {
   const out = new JsonOut();
   write(out);
-  return out.done();
+  return out.toString();
 }
+
+/**
+ * JSON written by `write`, as bytes for an answer: as text, Node's HTTP response would copy it once
+ * more, to join its headers.
+ */
+export const jsonBytes = (write: (out: JsonOut) => void): Buffer<ArrayBuffer> => Buffer.from(jsonText(write));
 
 /** A value that writes its own JSON: a nested entity (`view`) filled from its own template by `write`. */
 export class Writer<R = unknown, V = unknown> {

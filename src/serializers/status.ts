@@ -9,7 +9,17 @@ import type { StatusShared, StatusView, ViewerState } from "../services/statuses
 import { renderAccountView, writeAccount } from "./account.ts";
 import { renderCustomEmojis } from "./custom_emoji.ts";
 import { renderFilterResult } from "./filter.ts";
-import { fill, holes, type JsonOut, jsonBytes, makeTemplate, type Template, Writer, writeArray } from "./json_text.ts";
+import {
+  fill,
+  holes,
+  type JsonOut,
+  jsonBytes,
+  jsonText,
+  makeTemplate,
+  type Template,
+  Writer,
+  writeArray,
+} from "./json_text.ts";
 import { renderMedia } from "./media_attachment.ts";
 import { renderPoll } from "./poll.ts";
 
@@ -165,6 +175,9 @@ export function writeStatuses(rt: Runtime, out: JsonOut, views: readonly StatusV
 /** renderStatus as JSON bytes. */
 export const statusJson = (rt: Runtime, view: StatusView): Buffer<ArrayBuffer> =>
   jsonBytes((out) => writeStatus(rt, out, view));
+
+/** renderStatus as JSON text. */
+export const statusText = (rt: Runtime, view: StatusView): string => jsonText((out) => writeStatus(rt, out, view));
 
 /** renderStatuses as JSON bytes. */
 export const statusesJson = (rt: Runtime, views: readonly StatusView[]): Buffer<ArrayBuffer> =>

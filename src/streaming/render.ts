@@ -5,7 +5,7 @@
 // rendering; the others are rendered one by one.
 import type { FilterContext } from "../db/schema.ts";
 import type { Runtime } from "../runtime.ts";
-import { statusJson } from "../serializers/status.ts";
+import { statusText } from "../serializers/status.ts";
 import { hiddenStatusIds } from "../services/filters/hidden.ts";
 import { loadStatusViews } from "../services/statuses/views.ts";
 import { loadStatusRows } from "../services/visibility/load.ts";
@@ -85,7 +85,7 @@ export async function renderForViewers(
 
   const render = async (viewerId: Viewer) => {
     const [view] = await loadStatusViews(rt, viewerId, [id], { context });
-    return view ? statusJson(rt, view).toString() : null;
+    return view ? statusText(rt, view) : null;
   };
   const plain = accounts.filter((v) => !special.has(v));
   if (plain.length > 0) {

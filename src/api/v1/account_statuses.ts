@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { jsonText, params, router } from "../../http/hono.ts";
+import { params, router, sendJson } from "../../http/hono.ts";
 import { parse, pathId, zFlag, zText } from "../../http/validate.ts";
 import { statusesJson } from "../../serializers/status.ts";
 import { viewableAccount } from "../../services/accounts/accounts.ts";
@@ -30,7 +30,7 @@ accountStatusesApi.get("/api/v1/accounts/:id/statuses", tokenIfGiven("read:statu
     if (error.status !== 410) throw error;
   });
   const render = async (ids: string[]) =>
-    jsonText(c, statusesJson(rt, await loadStatusViews(rt, viewer, ids, { context: "account" })));
+    sendJson(c, statusesJson(rt, await loadStatusViews(rt, viewer, ids, { context: "account" })));
   if (p.pinned) {
     // Pins are few and come all at once: no pagination headers.
     return render(await pinnedStatuses(rt, viewer, id));

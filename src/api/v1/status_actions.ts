@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { WORD_MAX } from "../../domain/lengths.ts";
-import { type Ctx, jsonText, params, router } from "../../http/hono.ts";
+import { type Ctx, params, router, sendJson } from "../../http/hono.ts";
 import { parse, pathId, zText } from "../../http/validate.ts";
 import { statusesJson, statusJson } from "../../serializers/status.ts";
 import * as act from "../../services/statuses/interactions.ts";
@@ -31,7 +31,7 @@ for (const [name, scope, action] of simple) {
   statusActions.post(`/api/v1/statuses/:id/${name}`, requireUser(scope), async (c) => {
     const viewer = currentUser(c).accountId;
     const id = await action(c.get("rt"), viewer, pathId(c.req.param("id")));
-    return jsonText(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), viewer, id)));
+    return sendJson(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), viewer, id)));
   });
 }
 
@@ -39,7 +39,7 @@ statusActions.post("/api/v1/statuses/:id/reblog", requireUser("write:statuses"),
   const p = parse(z.object({ visibility: zText(WORD_MAX) }), await params(c));
   const viewer = currentUser(c).accountId;
   const id = await act.reblog(c.get("rt"), viewer, pathId(c.req.param("id")), p.visibility);
-  return jsonText(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), viewer, id)));
+  return sendJson(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), viewer, id)));
 });
 
 for (const [name, kind] of [
@@ -67,6 +67,6 @@ for (const [path, table, scope] of [
     const viewer = currentUser(c).accountId;
     const result = await act.savedStatuses(c.get("rt"), viewer, table, pageParams(await params(c)));
     setLinkHeader(c, c.get("rt").config.origin, result);
-    return jsonText(c, statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, result.items)));
+    return sendJson(c, statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, result.items)));
   });
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { unprocessable } from "../../domain/errors.ts";
 import { WORD_MAX } from "../../domain/lengths.ts";
-import { jsonText, params, router } from "../../http/hono.ts";
+import { params, router, sendJson } from "../../http/hono.ts";
 import { parse, pathId, zBool, zFlag, zIds, zInt, zRef, zString, zStrings, zText } from "../../http/validate.ts";
 import { jsonBytes } from "../../serializers/json_text.ts";
 import { renderMedia } from "../../serializers/media_attachment.ts";
@@ -102,7 +102,7 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
       poll: pollOf(p),
     },
   );
-  return jsonText(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), user.accountId, id)));
+  return sendJson(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), user.accountId, id)));
 });
 
 statuses.get("/api/v1/statuses", tokenIfGiven("read:statuses"), async (c) => {
@@ -111,13 +111,13 @@ statuses.get("/api/v1/statuses", tokenIfGiven("read:statuses"), async (c) => {
   if (ids.length > 40) throw unprocessable("Validation failed: too many ids (at most 40)");
   const viewer = viewerId(c);
   const views = await loadStatusViews(c.get("rt"), viewer, await visibleIds(c.get("rt"), viewer, ids));
-  return jsonText(c, statusesJson(c.get("rt"), views));
+  return sendJson(c, statusesJson(c.get("rt"), views));
 });
 
 statuses.get("/api/v1/statuses/:id", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
   const row = await visibleStatus(c.get("rt"), viewer, pathId(c.req.param("id")));
-  return jsonText(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), viewer, row.id, { context: "thread" })));
+  return sendJson(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), viewer, row.id, { context: "thread" })));
 });
 
 statuses.get("/api/v1/statuses/:id/context", tokenIfGiven("read:statuses"), async (c) => {
@@ -125,7 +125,7 @@ statuses.get("/api/v1/statuses/:id/context", tokenIfGiven("read:statuses"), asyn
   const { ancestors, descendants } = await threadContext(c.get("rt"), viewer, pathId(c.req.param("id")));
   const load = (ids: string[]) => loadStatusViews(c.get("rt"), viewer, ids, { context: "thread" });
   const [before, after] = await Promise.all([load(ancestors), load(descendants)]);
-  return jsonText(
+  return sendJson(
     c,
     jsonBytes((out) => {
       out.text('{"ancestors":');
@@ -146,7 +146,7 @@ statuses.put("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) =>
     poll: pollOf(p),
     mediaAttributes: p.media_attributes?.flatMap((a) => (a.id ? [{ ...a, id: a.id }] : [])),
   });
-  return jsonText(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), user.accountId, id)));
+  return sendJson(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), user.accountId, id)));
 });
 
 statuses.delete("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "../../domain/errors.ts";
-import { type Ctx, jsonText, params, router } from "../../http/hono.ts";
+import { type Ctx, params, router, sendJson } from "../../http/hono.ts";
 import { parse, pathId, zFlag, zStrings } from "../../http/validate.ts";
 import { statusesJson } from "../../serializers/status.ts";
 import {
@@ -31,7 +31,7 @@ timelines.get("/api/v1/timelines/list/:list_id", requireUser("read:lists"), asyn
 async function feedResponse(c: Ctx, viewer: string, page: FeedPage) {
   setLinkHeader(c, c.get("rt").config.origin, page);
   const views = await loadStatusViews(c.get("rt"), viewer, page.items, { context: "home", live: page.live });
-  return jsonText(c, statusesJson(c.get("rt"), views));
+  return sendJson(c, statusesJson(c.get("rt"), views));
 }
 
 const flag = zFlag();
@@ -63,7 +63,7 @@ timelines.get("/api/v1/timelines/public", tokenIfGiven("read:statuses"), async (
     pageParams(all),
   );
   setLinkHeader(c, c.get("rt").config.origin, result);
-  return jsonText(
+  return sendJson(
     c,
     statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, result.items, { context: "public" })),
   );
@@ -88,7 +88,7 @@ timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), a
     pageParams(all),
   );
   setLinkHeader(c, c.get("rt").config.origin, result);
-  return jsonText(
+  return sendJson(
     c,
     statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, result.items, { context: "public" })),
   );

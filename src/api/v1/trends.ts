@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { badRequest, notFound } from "../../domain/errors.ts";
-import { type Ctx, jsonText, params, router } from "../../http/hono.ts";
+import { type Ctx, params, router, sendJson } from "../../http/hono.ts";
 import { parse, zInt, zText } from "../../http/validate.ts";
 import { statusesJson } from "../../serializers/status.ts";
 import { renderTags } from "../../serializers/tag.ts";
@@ -29,7 +29,7 @@ trends.get("/api/v1/trends", tokenIfGiven("read"), tagsRoute);
 trends.get("/api/v1/trends/statuses", tokenIfGiven("read"), async (c) => {
   const viewer = viewerId(c);
   const ids = await trendingStatuses(c.get("rt"), viewer, await page(c, 20));
-  return jsonText(c, statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, ids, { context: "public" })));
+  return sendJson(c, statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, ids, { context: "public" })));
 });
 
 // Links trend from their preview cards, which Rookery does not fetch yet: none trends.
