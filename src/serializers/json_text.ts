@@ -31,6 +31,32 @@ export class JsonOut {
     else this.#text += JSON.stringify(v) ?? "null";
   }
 
+  /**
+   * A value's JSON, where plain objects and arrays may hold Writers: for the few small objects that
+   * wrap entities written from templates (a notification around its status and account).
+   */
+  compose(v: unknown): void {
+    if (Array.isArray(v)) {
+      this.#text += "[";
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) this.#text += ",";
+        this.compose(v[i]);
+      }
+      this.#text += "]";
+    } else if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
+      let separator = "{";
+      for (const [key, item] of Object.entries(v)) {
+        if (item === undefined) continue;
+        this.#text += `${separator}${JSON.stringify(key)}:`;
+        separator = ",";
+        this.compose(item);
+      }
+      this.#text += separator === "{" ? "{}" : "}";
+    } else {
+      this.value(v);
+    }
+  }
+
   /** What was written. */
   toString(): string {
     return this.#text;

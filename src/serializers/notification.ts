@@ -2,17 +2,31 @@
 // NotificationRequest. (A notification whose status a `hide` filter of the notifications context
 // matches is left out by the read path, before the page is cut.)
 import type { Runtime } from "../runtime.ts";
+import type { AccountView } from "../services/accounts/views.ts";
 import type { NotificationGroup } from "../services/notifications/groups.ts";
 import type { NotificationRow } from "../services/notifications/read.ts";
 import type { NotificationRequestRow } from "../services/notifications/requests.ts";
 import type { NotificationViews } from "../services/notifications/views.ts";
-import { type AccountEntity, renderAccountView } from "./account.ts";
+import type { StatusView } from "../services/statuses/views.ts";
+import { type AccountEntity, renderAccountView, writeAccount } from "./account.ts";
 import { renderAccountWarning, renderSeveranceEvent } from "./account_warning.ts";
+import { jsonBytes, Writer } from "./json_text.ts";
 import { renderReport } from "./report.ts";
-import { renderStatus, type StatusEntity } from "./status.ts";
+import { renderStatus, writeStatus } from "./status.ts";
+
+/** How a notification's account and status are rendered: as objects, or as writers of their JSON. */
+interface Nest {
+  account: (rt: Runtime, v: AccountView) => unknown;
+  status: (rt: Runtime, v: StatusView) => unknown;
+}
+const asObjects: Nest = { account: renderAccountView, status: (rt, v) => renderStatus(rt, v) };
+const asWriters: Nest = {
+  account: (rt, v) => new Writer(writeAccount, rt, v),
+  status: (rt, v) => new Writer(writeStatus, rt, v),
+};
 
 /** Renders each loaded account, status and report once, however many notifications name it. */
-function rendered(rt: Runtime, views: NotificationViews) {
+function rendered(rt: Runtime, views: NotificationViews, nest: Nest) {
   const once = <V, E>(map: Map<string, V>, render: (view: V) => E) => {
     const out = new Map<string, E>();
     return (id: string): E | undefined => {
@@ -27,16 +41,21 @@ function rendered(rt: Runtime, views: NotificationViews) {
     };
   };
   return {
-    account: once(views.accounts, (v) => renderAccountView(rt, v)),
-    status: once(views.statuses, (v): StatusEntity => renderStatus(rt, v)),
+    account: once(views.accounts, (v) => nest.account(rt, v)),
+    status: once(views.statuses, (v) => nest.status(rt, v)),
     report: once(views.reports, (v) => renderReport(rt, v)),
     warning: once(views.warnings, (v) => renderAccountWarning(rt, v)),
     event: once(views.severances, renderSeveranceEvent),
   };
 }
 
-export function renderNotifications(rt: Runtime, rows: NotificationRow[], views: NotificationViews) {
-  const r = rendered(rt, views);
+export function renderNotifications(
+  rt: Runtime,
+  rows: NotificationRow[],
+  views: NotificationViews,
+  nest: Nest = asObjects,
+) {
+  const r = rendered(rt, views, nest);
   return rows.flatMap((row) => {
     const account = r.account(row.from_account_id);
     // A status or report that is gone takes its notification along.
@@ -62,6 +81,10 @@ export function renderNotifications(rt: Runtime, rows: NotificationRow[], views:
   });
 }
 
+/** renderNotifications as JSON bytes. */
+export const notificationsJson = (rt: Runtime, rows: NotificationRow[], views: NotificationViews) =>
+  jsonBytes((out) => out.compose(renderNotifications(rt, rows, views, asWriters)));
+
 /** The partial account of `expand_accounts=partial_avatars`: enough to draw an avatar. */
 const partial = (a: AccountEntity) => ({
   id: a.id,
@@ -86,13 +109,13 @@ declare global {
   }
 }
 
-export function renderGroupedNotifications(
+function renderGroupedNotifications(
   rt: Runtime,
   groups: NotificationGroup[],
   views: NotificationViews,
   o: { partialAvatars?: boolean } = {},
 ) {
-  const r = rendered(rt, views);
+  const r = rendered(rt, views, asWriters);
   const shown = groups.filter(
     (g) =>
       (g.statusId === null || views.statuses.has(g.statusId)) && (g.reportId === null || views.reports.has(g.reportId)),
@@ -103,7 +126,14 @@ export function renderGroupedNotifications(
   return {
     accounts: pick(fullIds),
     ...(o.partialAvatars
-      ? { partial_accounts: pick(sampleIds.filter((id) => !fullIds.includes(id))).map(partial) }
+      ? {
+          partial_accounts: sampleIds
+            .filter((id) => !fullIds.includes(id))
+            .flatMap((id) => {
+              const view = views.accounts.get(id);
+              return view ? [partial(renderAccountView(rt, view))] : [];
+            }),
+        }
       : {}),
     statuses: [...new Set(shown.flatMap((g) => (g.statusId ? [g.statusId] : [])))].flatMap((id) => r.status(id) ?? []),
     notification_groups: shown.map((g) => ({
@@ -127,8 +157,12 @@ export function renderGroupedNotifications(
   };
 }
 
+/** GroupedNotificationsResults as JSON bytes. */
+export const groupedNotificationsJson = (...args: Parameters<typeof renderGroupedNotifications>) =>
+  jsonBytes((out) => out.compose(renderGroupedNotifications(...args)));
+
 export function renderNotificationRequests(rt: Runtime, rows: NotificationRequestRow[], views: NotificationViews) {
-  const r = rendered(rt, views);
+  const r = rendered(rt, views, asObjects);
   return rows.flatMap((row) => {
     const account = r.account(row.from_account_id);
     if (!account) return [];

@@ -1,7 +1,7 @@
 import { notFound } from "../../domain/errors.ts";
-import { params, router } from "../../http/hono.ts";
+import { params, router, sendJson } from "../../http/hono.ts";
 import { pathId } from "../../http/validate.ts";
-import { renderNotifications } from "../../serializers/notification.ts";
+import { notificationsJson, renderNotifications } from "../../serializers/notification.ts";
 import {
   clearNotifications,
   dismissNotification,
@@ -31,7 +31,7 @@ notifications.get("/api/v1/notifications", READ, async (c) => {
   );
   setLinkHeader(c, c.get("rt").config.origin, result);
   const views = await loadNotificationViews(c.get("rt"), viewer, result.items);
-  return c.json(renderNotifications(c.get("rt"), result.items, views));
+  return sendJson(c, notificationsJson(c.get("rt"), result.items, views));
 });
 
 notifications.get("/api/v1/notifications/unread_count", READ, async (c) => {

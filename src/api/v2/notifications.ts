@@ -1,9 +1,9 @@
 // Grouped notifications (Mastodon 4.3+) and the notification policy.
 import { z } from "zod";
 import { notFound } from "../../domain/errors.ts";
-import { type Ctx, params, router } from "../../http/hono.ts";
+import { type Ctx, params, router, sendJson } from "../../http/hono.ts";
 import { parse } from "../../http/validate.ts";
-import { renderGroupedNotifications } from "../../serializers/notification.ts";
+import { groupedNotificationsJson } from "../../serializers/notification.ts";
 import {
   dismissGroup,
   getGroup,
@@ -60,7 +60,7 @@ notificationsV2.get("/api/v2/notifications", READ, async (c) => {
   setLinkHeader(c, c.get("rt").config.origin, page);
   const views = await loadGroupViews(c.get("rt"), viewer, page.groups);
   const partialAvatars = expand_accounts === "partial_avatars";
-  return c.json(renderGroupedNotifications(c.get("rt"), page.groups, views, { partialAvatars }));
+  return sendJson(c, groupedNotificationsJson(c.get("rt"), page.groups, views, { partialAvatars }));
 });
 
 notificationsV2.get("/api/v2/notifications/unread_count", READ, async (c) => {
@@ -73,7 +73,10 @@ notificationsV2.get("/api/v2/notifications/:group_key", READ, async (c) => {
   const viewer = currentUser(c).accountId;
   const group = await getGroup(c.get("rt"), viewer, c.req.param("group_key"));
   if (!group) throw notFound();
-  return c.json(renderGroupedNotifications(c.get("rt"), [group], await loadGroupViews(c.get("rt"), viewer, [group])));
+  return sendJson(
+    c,
+    groupedNotificationsJson(c.get("rt"), [group], await loadGroupViews(c.get("rt"), viewer, [group])),
+  );
 });
 
 notificationsV2.get("/api/v2/notifications/:group_key/accounts", READ, async (c) => {
