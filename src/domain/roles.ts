@@ -75,12 +75,6 @@ export function outranks(actor: UserRole, target: { position: number } | null): 
   return target === null || actor.position > target.position;
 }
 
-/** Whether a role counts as staff (badges on mentions, the admin's entry point). */
-export const isStaff = (role: UserRole) => role.id !== EVERYONE_ID && can(role, "viewDashboard");
-
-/** The permission names a bitmask holds. */
-export const permissionsOf = (mask: number): Permission[] => PERMISSION_NAMES.filter((p) => mask & PERMISSIONS[p]);
-
 /** The bitmask of permission names; unknown names are ignored, as Mastodon does. */
 export const maskOf = (names: readonly string[]): number =>
   names.reduce((mask, name) => mask | (PERMISSIONS[name as Permission] ?? 0), 0);

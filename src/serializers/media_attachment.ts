@@ -24,5 +24,3 @@ export function renderMedia(config: Config, row: MediaRow, asEdited?: EditedMedi
     blurhash: row.blurhash,
   };
 }
-
-export type MediaEntity = ReturnType<typeof renderMedia>;

@@ -9,7 +9,6 @@ import type { Runtime } from "../../runtime.ts";
 import { rolesOf, roleTable } from "../roles/lookup.ts";
 import { requirePermission, type Staff } from "./staff.ts";
 
-export const ORIGINS = ["local", "remote"] as const;
 export const STATUSES = ["active", "pending", "disabled", "silenced", "suspended", "sensitized"] as const;
 
 export interface AccountFilter {

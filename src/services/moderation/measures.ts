@@ -32,18 +32,6 @@ export const MEASURE_KEYS = [
   "instance_followers",
 ] as const;
 
-export const DIMENSION_KEYS = [
-  "languages",
-  "sources",
-  "servers",
-  "space_usage",
-  "software_versions",
-  "tag_servers",
-  "tag_languages",
-  "instance_accounts",
-  "instance_languages",
-] as const;
-
 export interface Range {
   start: Date;
   /** The last day, included. */
