@@ -29,7 +29,7 @@ export interface ProcessedMedia {
 
 /** What the bytes of an upload are. */
 export type Detected =
-  | { kind: "image"; format: string; width: number; height: number; animated: boolean }
+  | { kind: "image"; format: string; width: number; height: number; animated: boolean; alpha: boolean }
   | { kind: "video" | "audio"; probe: Probe };
 
 const IMAGE_FORMATS = ["jpeg", "png", "webp", "gif", "heif"];
@@ -82,6 +82,7 @@ export async function detectImage(input: Buffer): Promise<Extract<Detected, { ki
       width: turned ? m.height : m.width,
       height: turned ? m.width : m.height,
       animated: (m.pages ?? 1) > 1,
+      alpha: m.hasAlpha,
     };
   } catch {
     return null;
@@ -110,13 +111,17 @@ export const shape = (width: number, height: number) => ({
   aspect: Math.round((width / height) * 1e6) / 1e6,
 });
 
-/** The preview of a picture (an image, a video's first frame, a custom thumbnail) and its blurhash. */
+/**
+ * The preview of a picture (an image, a video's first frame, a custom thumbnail) and its blurhash.
+ * `alpha`, whether the picture has an alpha channel, is read from it unless the caller knows.
+ */
 export async function previewOf(
   input: Buffer,
+  alpha?: boolean,
 ): Promise<{ file: OutputFile; small: MediaMeta["small"]; blurhash: string }> {
-  const base = sharp()(input, { limitInputPixels: false }).rotate();
-  const { hasAlpha } = await base.metadata();
-  const small = base.clone().resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: "inside", withoutEnlargement: true });
+  const picture = sharp()(input, { limitInputPixels: false }).rotate();
+  const hasAlpha = alpha ?? (await picture.metadata()).hasAlpha;
+  const small = picture.resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: "inside", withoutEnlargement: true });
   const out = hasAlpha
     ? await small.png().toBuffer({ resolveWithObject: true })
     : await small.jpeg({ ...JPEG, quality: 80 }).toBuffer({ resolveWithObject: true });
@@ -159,7 +164,8 @@ async function processImageNow(input: Buffer, detected: Extract<Detected, { kind
   const file = await encodeOriginal(pipeline, detected);
   // The preview is made from the re-encoded original when it is a still JPEG: upright already, and
   // a smaller file to decode (at a quarter of its size) than the upload.
-  const preview = await previewOf(file.contentType === "image/jpeg" ? file.data : input);
+  const jpeg = file.contentType === "image/jpeg";
+  const preview = await previewOf(jpeg ? file.data : input, jpeg ? false : detected.alpha);
   return {
     file,
     preview: preview.file,

@@ -142,7 +142,7 @@ async function storeThumbnail(rt: Runtime, folder: string, thumbnail: Upload) {
   if (bytes.byteLength > l.imageSize || image.width * image.height > l.imageMatrix) {
     throw unprocessable("Validation failed: Thumbnail is too large");
   }
-  const preview = await previewOf(bytes);
+  const preview = await previewOf(bytes, image.alpha);
   const key = `media_attachments/${folder}/thumbnail-${randomToken(6)}.${preview.file.extension}`;
   await mediaStorage(rt.config).put(key, preview.file.data, preview.file.contentType);
   return { key, small: preview.small, blurhash: preview.blurhash };
