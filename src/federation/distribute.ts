@@ -66,7 +66,7 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
     case "Update":
     case "Delete": {
       const parts = await loadNoteParts(rt, o.statusId);
-      if (!parts || !parts.row.local) return null;
+      if (!parts?.row.local) return null;
       const { row } = parts;
       const mentioned = await rt.db
         .selectFrom("status_mentions")

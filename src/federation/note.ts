@@ -130,7 +130,8 @@ export function addressing(visibility: string, followersUrl: string, mentionUris
   }
 }
 
-export function followersUrlOf(rt: Runtime, author: { uri: string; followers_url: string | null }): string {
+/** An actor's followers collection: the one it names, or Mastodon's path under its id. */
+export function followersUrlOf(author: { uri: string; followers_url: string | null }): string {
   return author.followers_url ?? `${author.uri}/followers`;
 }
 
@@ -138,7 +139,7 @@ export function noteObject(rt: Runtime, parts: NoteParts): Note | Question {
   const { row } = parts;
   const { to, cc } = addressing(
     row.visibility,
-    followersUrlOf(rt, parts.author),
+    followersUrlOf(parts.author),
     parts.mentions.map((m) => m.uri),
   );
   const content = row.content;

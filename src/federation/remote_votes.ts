@@ -12,7 +12,7 @@ export async function recordRemoteVote(rt: Runtime, accountId: string, statusUri
     .select(["p.id", "p.options", "p.multiple", "p.expires_at", "s.id as status_id", "s.local"])
     .where("s.uri", "=", statusUri)
     .executeTakeFirst();
-  if (!poll || !poll.local || poll.expires_at <= new Date()) return;
+  if (!poll?.local || poll.expires_at <= new Date()) return;
   const choice = poll.options.indexOf(name);
   if (choice < 0) return;
   const changed = await rt.db.transaction().execute(async (trx) => {
