@@ -19,11 +19,14 @@ export const SEMI_SPACE_MB = 8;
  */
 const ALONE_SEMI_SPACE_MB = 32;
 /**
- * How far V8 lets a thread's old generation grow past what its last full collection kept, before the
- * next one (`--heap-growing-percent`, for every thread of the process). Under a heap limit below
- * 256 MB V8 allows only 1.3×, and the old generation, filled by what requests in flight survive,
- * was then collected in full every few hundred requests: 16–18 times per 10,000 home-timeline
- * requests at 50 connections (PostgreSQL, one thread), 2–4 times at 2× for 2–15 MB more resident.
+ * How far V8 lets the old generation grow past what its last full collection kept, before the
+ * next one (`--heap-growing-percent`, a flag of the whole process), for a main thread serving
+ * alone. Under a heap limit below 256 MB V8 allows only 1.3×, and the old generation, filled by what
+ * requests in flight survive, was then collected in full every few hundred requests: 16–18 times
+ * per 10,000 home-timeline requests at 50 connections (PostgreSQL, one thread), 2–4 times at 2×,
+ * for 2–15 MB more resident. With web threads beside it, every thread would grow so, and with full
+ * render caches the soak's SQLite server (three threads) then held 360–430 MB against about 310–340:
+ * there V8's own factor is kept.
  */
 const HEAP_GROWING_PERCENT = 100;
 
@@ -37,8 +40,8 @@ export interface HeapLimits {
   mainOldMb: number;
   /** `--max-semi-space-size` of the main thread. */
   mainSemiMb: number;
-  /** `--heap-growing-percent`, for every thread. */
-  growingPercent: number;
+  /** `--heap-growing-percent` (every thread), or null for V8's own. */
+  growingPercent: number | null;
   /** `resourceLimits` of each further web thread. */
   thread: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number };
 }
@@ -50,10 +53,11 @@ export interface HeapLimits {
  */
 export function heapLimits(memory: Config["memory"], webThreads: number): HeapLimits {
   const clamp = (mb: number, min: number, max: number) => Math.round(Math.min(max, Math.max(min, mb)));
+  const alone = webThreads === 1 && memory.limitMb >= 384;
   return {
     mainOldMb: clamp(memory.limitMb * 0.4, 128, 4096),
-    mainSemiMb: webThreads === 1 && memory.limitMb >= 384 ? ALONE_SEMI_SPACE_MB : SEMI_SPACE_MB,
-    growingPercent: HEAP_GROWING_PERCENT,
+    mainSemiMb: alone ? ALONE_SEMI_SPACE_MB : SEMI_SPACE_MB,
+    growingPercent: alone ? HEAP_GROWING_PERCENT : null,
     thread: {
       maxOldGenerationSizeMb: clamp(memory.limitMb * 0.25, 96, 2048),
       maxYoungGenerationSizeMb: 3 * SEMI_SPACE_MB,

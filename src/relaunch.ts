@@ -26,7 +26,7 @@ export function relaunchWithinLimits(command: string): void {
   const flags = [
     `--max-old-space-size=${limits.mainOldMb}`,
     `--max-semi-space-size=${limits.mainSemiMb}`,
-    `--heap-growing-percent=${limits.growingPercent}`,
+    ...(limits.growingPercent === null ? [] : [`--heap-growing-percent=${limits.growingPercent}`]),
     // For releaseStartupMemory, once each thread has started.
     "--expose-gc",
   ];

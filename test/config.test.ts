@@ -75,16 +75,17 @@ test("memory: MEMORY_LIMIT shares out the heap limits; out-of-range settings are
   assert.deepEqual(heapLimits(memory, 2), {
     mainOldMb: 205,
     mainSemiMb: 8,
-    growingPercent: 100,
+    growingPercent: null,
     thread: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 24 },
   });
   assert.deepEqual(heapLimits(loadConfig({ MEMORY_LIMIT: "2048" }).memory, 2), {
     mainOldMb: 819,
     mainSemiMb: 8,
-    growingPercent: 100,
+    growingPercent: null,
     thread: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 24 },
   });
   assert.equal(heapLimits(memory, 1).mainSemiMb, 32, "a thread serving alone has the others' young generation");
+  assert.equal(heapLimits(memory, 1).growingPercent, 100, "and its old generation grows 2× between full collections");
   assert.equal(heapLimits(loadConfig({ MEMORY_LIMIT: "256" }).memory, 1).mainSemiMb, 8);
   assert.equal(threadsThatFit(200), 1);
   assert.equal(threadsThatFit(310), 2);
