@@ -24,9 +24,10 @@ const ALONE_SEMI_SPACE_MB = 32;
  * alone. Under a heap limit below 256 MB V8 allows only 1.3×, and the old generation, filled by what
  * requests in flight survive, was then collected in full every few hundred requests: 16–18 times
  * per 10,000 home-timeline requests at 50 connections (PostgreSQL, one thread), 2–4 times at 2×,
- * for 2–15 MB more resident. With web threads beside it, every thread would grow so, and with full
- * render caches the soak's SQLite server (three threads) then held 360–430 MB against about 310–340:
- * there V8's own factor is kept.
+ * for 2–15 MB more resident. With web threads beside it, every thread would grow so: on SQLite (two
+ * web threads) that bought no throughput (in turns, 2,454 against 2,397 home requests/s without it),
+ * and the soak's server, its render caches full, swung between 359 and 430 MB instead of holding
+ * 396–399. There V8's own factor is kept.
  */
 const HEAP_GROWING_PERCENT = 100;
 
