@@ -83,8 +83,9 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
     // (as on the machines that run the tests), the soak does what it would, every 20 s.
     const analyse = databaseUrl.startsWith("postgres") ? new pg.Client({ connectionString: databaseUrl }) : null;
     await analyse?.connect();
+    let analysing: Promise<unknown> | undefined;
     const analyser = setInterval(() => {
-      void analyse?.query("analyze").catch((error) => log(`${label}: analyze failed: ${error}`));
+      analysing = analyse?.query("analyze").catch((error) => log(`${label}: analyze failed: ${error}`));
     }, 20_000);
     const sampler = setInterval(() => {
       minutes.push(Math.round(memoryKb(server!.pid!, "VmRSS") / 1024));
@@ -94,6 +95,7 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
     clearInterval(poster);
     clearInterval(sampler);
     clearInterval(analyser);
+    await analysing;
     await analyse?.end();
     log(`${label}: the steady load's answers: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${result.requests.total} in all`);
     if (result.non2xx + result.errors > 0) {
