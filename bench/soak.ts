@@ -97,7 +97,9 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
     clearInterval(analyser);
     await analysing;
     await analyse?.end();
-    log(`${label}: the steady load's answers: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${result.requests.total} in all`);
+    log(
+      `${label}: the steady load's answers: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${result.requests.total} in all`,
+    );
     if (result.non2xx + result.errors > 0) {
       const codes = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith("2"));
       log(
