@@ -26,8 +26,8 @@ const ALONE_SEMI_SPACE_MB = 32;
  * per 10,000 home-timeline requests at 50 connections (PostgreSQL, one thread), 2–4 times at 2×,
  * for 2–15 MB more resident. With web threads beside it, every thread would grow so: on SQLite (two
  * web threads) that bought no throughput (in turns, 2,454 against 2,397 home requests/s without it),
- * and the soak's server, its render caches full, swung between 359 and 430 MB instead of holding
- * 396–399. There V8's own factor is kept.
+ * and the soak's server, its render caches full, swung between 359 and 430 MB in its first eight
+ * minutes, against 396–409 without it (411 at the end). There V8's own factor is kept.
  */
 const HEAP_GROWING_PERCENT = 100;
 
