@@ -76,6 +76,22 @@ test("home: boosts, collapsed, and not when the follow hides them", async () => 
   await follow(server, reader, bob, { reblogs: true });
 });
 
+test("home: boosts of one status made at once still reach a feed only once", async () => {
+  const watcher = await server.user("watcher");
+  const boosters = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => server.user(`booster${n}`)));
+  for (const b of boosters) await follow(server, watcher, b);
+  const original = (await post(server, carol, "boosted by six at once")).id;
+  const boosts = await Promise.all(
+    boosters.map((b) => server.post(`/api/v1/statuses/${original}/reblog`, { token: b.token })),
+  );
+  assert.deepEqual(
+    boosts.map((b) => b.status),
+    [200, 200, 200, 200, 200, 200],
+  );
+  const shown = (await home(watcher)).body.filter((s: { reblog: { id: string } | null }) => s.reblog?.id === original);
+  assert.equal(shown.length, 1);
+});
+
 test("home: muting, blocking and unfollowing take posts out; following brings them in", async () => {
   const fromCarol = (await post(server, carol, "before the follow")).id;
   assert.ok(!ids(await home(reader)).includes(fromCarol));

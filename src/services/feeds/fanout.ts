@@ -80,7 +80,14 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
   // One transaction for the step's writes (one commit, not one per statement); the streams hear after it.
   const published = await rt.db.transaction().execute(async (trx) => {
     const status = await loadStatus(trx, statusId);
-    return status ? fanOutStep(rt, trx, status, after) : [];
+    if (!status) return [];
+    // Two boosts of one status fanned out at once would each find the other's entries not yet
+    // committed, and both would land in a feed that should show only the first. On PostgreSQL the
+    // second waits for the first's commit (its statements then see the first's entries); SQLite
+    // has one writer at a time already. Held until this transaction ends.
+    if (status.reblog_of_id && rt.dialect === "postgres")
+      await sql`select pg_advisory_xact_lock(${status.reblog_of_id}::bigint)`.execute(trx);
+    return fanOutStep(rt, trx, status, after);
   });
   await tell(rt, statusId, published);
 }
