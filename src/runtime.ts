@@ -30,6 +30,8 @@ export interface RuntimeOptions extends OpenOptions {
   forwardBus?: boolean;
   /** Read the server settings saved in the database (the default; not before `db migrate` made its tables). */
   serverSettings?: boolean;
+  /** A web thread's: the holder of its server's job leases (Queue). */
+  queueHolder?: string;
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -53,7 +55,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const bus = withSecret.redisUrl
     ? redisBus(withSecret.redisUrl, namespace)
     : memoryBus(namespace, options.forwardBus ? withSecret.dataDir : undefined);
-  const queue = new Queue(connection.db, connection.dialect, withSecret.databaseUrl, bus, options.schema);
+  const queue = new Queue(
+    connection.db,
+    connection.dialect,
+    withSecret.databaseUrl,
+    bus,
+    options.schema,
+    options.queueHolder,
+  );
   const counters = withSecret.redisUrl
     ? redisCounters(withSecret.redisUrl, namespace)
     : databaseCounters(connection.db);

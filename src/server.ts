@@ -1,5 +1,6 @@
 // Running the server: the HTTP listener and/or the job worker, with a graceful shutdown.
 import { type Config, loadConfig, loadDotEnv } from "./config.ts";
+import { newWriteLock } from "./db/sqlite_writes.ts";
 import { closeHttp, listenHttp } from "./http_server.ts";
 import { JOB_CONCURRENCY } from "./jobs/queue.ts";
 import { startWorker } from "./jobs/worker.ts";
@@ -26,19 +27,22 @@ export interface Running {
 const log = logger("server");
 
 /** Starts the roles asked for on a runtime made from `config` (and `options`, in every thread). */
-export async function start(config: Config, roles: Roles, options: RuntimeOptions = {}): Promise<Running> {
+export async function start(config: Config, roles: Roles, given: RuntimeOptions = {}): Promise<Running> {
+  // Every thread's SQLite connection takes the same write lock.
+  const options = { sqliteWriteLock: newWriteLock(), ...given };
   // The pool holds connections for the jobs on top of those for requests: a fan-out never leaves
   // requests waiting for one.
   const poolSize = config.dbPool + (roles.worker ? JOB_CONCURRENCY : 0);
   const rt = await createRuntime(config, { poolSize, ...options });
   let http: Awaited<ReturnType<typeof listenHttp>> | null = null;
   let threads: WebThreads | null = null;
-  if (roles.web) {
-    const shared = rt.config.webThreads > 1;
-    http = await listenHttp(rt, rt.config.port, shared);
-    if (shared) threads = await startWebThreads(rt.config, options, http.port, rt.config.webThreads - 1);
-  }
+  if (roles.web) http = await listenHttp(rt, rt.config.port, rt.config.webThreads > 1);
+  // Before the web threads, which work jobs too: the main thread first restores what jobs need.
   if (roles.worker) await startWorker(rt);
+  if (http && rt.config.webThreads > 1) {
+    const shared = { ...options, queueHolder: rt.queue.holder };
+    threads = await startWebThreads(rt.config, shared, http.port, rt.config.webThreads - 1, roles.worker);
+  }
   // The one process of an embedded server hears the operator commands run beside it.
   const stopRelay =
     roles.web && roles.worker && !rt.config.redisUrl ? await listenRelay(rt.bus, rt.config.dataDir) : null;

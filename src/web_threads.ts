@@ -1,11 +1,17 @@
 // More threads answering HTTP in the one process. Node runs JavaScript on one core per thread, so
 // each extra thread runs a whole copy of the app (its own database connection and caches) and
-// listens on the same port; the kernel spreads connections among them (SO_REUSEPORT). The main
-// thread alone runs migrations, jobs and SQLite checkpoints; cache invalidations and job wake-ups
-// reach every thread on the bus.
+// listens on the same port; the kernel spreads connections among them (SO_REUSEPORT). In a server
+// that runs jobs, every thread works them too: the kernel's spread of connections is uneven (a
+// few busy peers may all land on one thread), and jobs claimed where a core is free keep the other
+// threads' work from queueing behind that one. The main thread alone runs migrations, the jobs'
+// housekeeping and SQLite checkpoints; cache invalidations and job wake-ups reach every thread on
+// the bus.
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type { Config } from "./config.ts";
+import { releaseWritesOf } from "./db/sqlite_writes.ts";
 import { closeHttp, listenHttp } from "./http_server.ts";
+import { dispatcher } from "./jobs/handlers.ts";
+import { JOB_CONCURRENCY } from "./jobs/queue.ts";
 import { configureLogging, logger } from "./log.ts";
 import { type ImageSlots, imageSlotsFor, releaseImageSlots, useImageSlots } from "./media/image_slots.ts";
 import { heapLimits, releaseStartupMemory } from "./memory.ts";
@@ -19,6 +25,8 @@ interface ThreadData {
   options: RuntimeOptions;
   port: number;
   imageSlots: ImageSlots;
+  /** Whether the thread works jobs (the server is `serve`, not `web`). */
+  jobs: boolean;
 }
 
 export interface WebThreads {
@@ -32,15 +40,17 @@ const QUICK_DEATH_MS = 10_000;
 const MAX_BACKOFF_MS = 60_000;
 
 /**
- * Starts `count` threads listening on `port` next to the main thread, once all of them listen. A
- * thread that dies is replaced, so that one bad request never takes capacity away for good; when
- * threads keep dying right after starting, each replacement waits twice as long as the last.
+ * Starts `count` threads listening on `port` next to the main thread (and working jobs when `jobs`),
+ * once all of them listen. A thread that dies is replaced, so that one bad request never takes
+ * capacity away for good; when threads keep dying right after starting, each replacement waits
+ * twice as long as the last.
  */
 export async function startWebThreads(
   config: Config,
   options: RuntimeOptions,
   port: number,
   count: number,
+  jobs: boolean,
 ): Promise<WebThreads> {
   const threads = new Set<Worker>();
   const starting = new Set<Worker>();
@@ -66,7 +76,7 @@ export async function startWebThreads(
 
   const spawn = (initial: boolean) =>
     new Promise<Worker>((resolve, reject) => {
-      const data: ThreadData = { role: "web", config, options, port, imageSlots: imageSlotsFor() };
+      const data: ThreadData = { role: "web", config, options, port, imageSlots: imageSlotsFor(), jobs };
       const thread = new Worker(new URL(import.meta.url), {
         workerData: data,
         resourceLimits: heapLimits(config.memory, config.webThreads).thread,
@@ -84,8 +94,10 @@ export async function startWebThreads(
         threads.add(thread);
         resolve(thread);
       });
+      const threadId = thread.threadId;
       thread.once("exit", (code) => {
         releaseImageSlots(data.imageSlots);
+        if (options.sqliteWriteLock) releaseWritesOf(options.sqliteWriteLock, threadId);
         threads.delete(thread);
         starting.delete(thread);
         const reason = failure instanceof Error ? (failure.stack ?? failure.message) : `exit code ${code}`;
@@ -118,13 +130,15 @@ export async function startWebThreads(
   };
 }
 
-async function runWebThread({ config, options, port, imageSlots }: ThreadData): Promise<void> {
+async function runWebThread({ config, options, port, imageSlots, jobs }: ThreadData): Promise<void> {
   useImageSlots(imageSlots);
   await configureLogging(config.logLevel);
-  const rt = await createRuntime(config, { ...options, migrate: false, sqliteCheckpoints: false });
+  const poolSize = config.dbPool + (jobs ? JOB_CONCURRENCY : 0);
+  const rt = await createRuntime(config, { ...options, poolSize, migrate: false, sqliteCheckpoints: false });
   // Before listening, so that no request waits for the collection.
   releaseStartupMemory();
   const { server } = await listenHttp(rt, port, true);
+  if (jobs) await rt.queue.start(dispatcher(rt));
   parentPort!.once("message", async () => {
     await closeHttp(server);
     await rt.close();

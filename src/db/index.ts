@@ -7,6 +7,7 @@ import { FileMigrationProvider, type Migration, type MigrationProvider, Migrator
 import { logger } from "../log.ts";
 import type { Database } from "./schema.ts";
 import { NodeSqliteDatabase } from "./sqlite.ts";
+import { newWriteLock, withWriteLock } from "./sqlite_writes.ts";
 
 export type Db = Kysely<Database>;
 export type Dialect = "sqlite" | "postgres";
@@ -26,6 +27,20 @@ export interface OpenOptions {
   sqliteCheckpoints?: boolean;
   /** SQLite only: the page cache and the memory map of the connection, in MB, and its prepared statements kept. */
   sqliteMemory?: { cacheMb: number; mmapMb: number; statements: number };
+  /** SQLite only: the write lock this connection shares with the other threads of the process (sqlite_writes.ts). */
+  sqliteWriteLock?: SharedArrayBuffer;
+}
+
+/** Kysely's SQLite dialect with its driver taking the process's write lock. */
+class LockingSqliteDialect extends SqliteDialect {
+  readonly #lock: SharedArrayBuffer;
+  constructor(database: NodeSqliteDatabase, lock: SharedArrayBuffer) {
+    super({ database });
+    this.#lock = lock;
+  }
+  override createDriver() {
+    return withWriteLock(super.createDriver(), this.#lock);
+  }
 }
 
 const log = logger("db");
@@ -67,11 +82,13 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     const db = new Kysely<Database>({ dialect: new RookeryPostgresDialect({ pool }) });
     return { db, dialect: "postgres", close: () => db.destroy() };
   }
+  const writeLock = options.sqliteWriteLock ?? newWriteLock();
   const database = new NodeSqliteDatabase(sqlitePath(url), {
     checkpoints: options.sqliteCheckpoints,
+    writeLock,
     ...options.sqliteMemory,
   });
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new LockingSqliteDialect(database, writeLock) });
   return { db, dialect: "sqlite", close: () => db.destroy() };
 }
 

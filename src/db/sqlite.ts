@@ -115,7 +115,8 @@ export class NodeSqliteDatabase implements SqliteDatabase {
    * `checkpoints`: this connection looks after checkpoints (one per database file does; the other
    * threads of a process leave them to it). `restartLogAt`: the log's length, in pages, past which
    * a checkpoint makes it start afresh (by default LOG_LIMIT in 4 KB pages). `statements`: how
-   * many prepared statements to keep.
+   * many prepared statements to keep. `writeLock`: the process's write lock, which the checkpoints
+   * take while they keep writers out (sqlite_writes.ts).
    */
   constructor(
     path: string,
@@ -125,7 +126,15 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       cacheMb = 8,
       mmapMb = 0,
       statements = 200,
-    }: { checkpoints?: boolean; restartLogAt?: number; cacheMb?: number; mmapMb?: number; statements?: number } = {},
+      writeLock,
+    }: {
+      checkpoints?: boolean;
+      restartLogAt?: number;
+      cacheMb?: number;
+      mmapMb?: number;
+      statements?: number;
+      writeLock?: SharedArrayBuffer;
+    } = {},
   ) {
     this.#statements = statements;
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -145,7 +154,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     }
     if (this.#ownsCheckpoints) {
       this.#checkpoints = new Worker(new URL("./sqlite_checkpoints.ts", import.meta.url), {
-        workerData: { path, restartLogAt },
+        workerData: { path, restartLogAt, writeLock },
         // It holds one connection and a timer: a small heap keeps it to a few MB.
         resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 },
       });

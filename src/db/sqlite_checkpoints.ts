@@ -6,21 +6,30 @@
 // A PASSIVE checkpoint never makes the log start afresh, though: under writes that never pause (a
 // large fan-out), it grows without end, and every read slows down with it. Past `restartLogAt`
 // pages, the checkpoint waits for the writer of the moment and then has the next one write from the
-// start of the log (RESTART); writers wait for it. The file keeps its size, unless a burst made it
-// larger than the connections' journal_size_limit (sqlite.ts).
+// start of the log (RESTART); writers wait for it, on the process's write lock (sqlite_writes.ts)
+// rather than in SQLite's busy handler, which would stop their threads. The file keeps its size,
+// unless a burst made it larger than the connections' journal_size_limit (sqlite.ts).
 
 import { DatabaseSync } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";
+import { lockWritesSync, unlockWrites } from "./sqlite_writes.ts";
 
 const INTERVAL_MS = 500;
 const restartLogAt = workerData.restartLogAt as number;
+const writeLock = workerData.writeLock ? new Int32Array(workerData.writeLock as SharedArrayBuffer) : null;
 
 let db: DatabaseSync | null = null;
 const timer = setInterval(() => {
   try {
     db ??= new DatabaseSync(workerData.path as string, { timeout: 5000 });
     const result = db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number };
-    if (result.log > restartLogAt) db.exec("PRAGMA wal_checkpoint(RESTART)");
+    if (result.log > restartLogAt && (!writeLock || lockWritesSync(writeLock))) {
+      try {
+        db.exec("PRAGMA wal_checkpoint(RESTART)");
+      } finally {
+        if (writeLock) unlockWrites(writeLock);
+      }
+    }
   } catch {
     // Busy, closing, or already gone: the next round tries again.
   }

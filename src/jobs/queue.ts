@@ -61,7 +61,10 @@ function backoffMs(attempts: number): number {
   return Math.round(base * (1 + Math.random() * 0.25));
 }
 
-/** The holders of the queues working in this thread: any other holder with this process id is gone. */
+/**
+ * The holders of the queues working in this thread: any other holder with this process id is gone.
+ * The threads of one server share its main thread's holder, so each counts the others' as its own.
+ */
 const workingHere = new Set<string>();
 
 const DIGITS = /^\d+$/;
@@ -92,14 +95,16 @@ export class Queue {
   /** PostgreSQL: the schema of this Rookery's tables, when it has one of its own. */
   readonly #schema: string | undefined;
   /** Who holds this process's leases: host, process id, and a nonce that tells restarts apart. */
-  readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+  readonly holder: string;
 
-  constructor(db: Db, dialect: Dialect, databaseUrl: string, bus: Bus, schema?: string) {
+  /** `holder`: that of the server's main thread, for the queue of one of its web threads. */
+  constructor(db: Db, dialect: Dialect, databaseUrl: string, bus: Bus, schema?: string, holder?: string) {
     this.#db = db;
     this.#dialect = dialect;
     this.#databaseUrl = databaseUrl;
     this.#bus = bus;
     this.#schema = schema;
+    this.holder = holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   }
 
   /**

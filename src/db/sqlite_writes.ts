@@ -1,0 +1,122 @@
+// One writer at a time across the threads of a process, waiting without sleeping. SQLite lets one
+// connection write at a time, and a connection that finds another writing calls its busy handler,
+// which sleeps (1, 2, 5, 10… ms) with the thread's event loop stopped: every request of that thread
+// waits too. The threads of a process share one word instead, in which the writer names its thread;
+// a writer that finds it taken awaits its turn (Atomics.waitAsync) and its thread goes on answering.
+// Kysely's SQLite driver has no hook for this, so its driver is wrapped here.
+
+import { threadId } from "node:worker_threads";
+import type { CompiledQuery, DatabaseConnection, Driver, QueryResult, TransactionSettings } from "kysely";
+
+/** How long a writer waits its turn before failing as SQLite would ("database is locked", a 503). */
+const WAIT_MS = 5000;
+const FREE = 0;
+
+/** The word the threads of a process share for one database file. */
+export function newWriteLock(): SharedArrayBuffer {
+  return new SharedArrayBuffer(4);
+}
+
+/** The lock's value while this thread holds it (thread ids start at 0). */
+const mine = threadId + 1;
+
+/** Waits, without blocking the thread, until this thread holds the lock. */
+export async function lockWrites(lock: Int32Array): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const holder = Atomics.compareExchange(lock, 0, FREE, mine);
+    if (holder === FREE) return;
+    const left = deadline - Date.now();
+    if (left <= 0)
+      throw Object.assign(new Error("database is locked (waited for another thread's write)"), { errcode: 5 });
+    const wait = Atomics.waitAsync(lock, 0, holder, left);
+    if (wait.async) await wait.value;
+  }
+}
+
+/** Waits, blocking this thread (one with nothing else to do), until it holds the lock. */
+export function lockWritesSync(lock: Int32Array): boolean {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const holder = Atomics.compareExchange(lock, 0, FREE, mine);
+    if (holder === FREE) return true;
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    Atomics.wait(lock, 0, holder, left);
+  }
+}
+
+export function unlockWrites(lock: Int32Array): void {
+  Atomics.compareExchange(lock, 0, mine, FREE);
+  Atomics.notify(lock, 0, 1);
+}
+
+/** Frees the lock of a thread that ended while holding it (its transaction ended with its connection). */
+export function releaseWritesOf(lock: SharedArrayBuffer, endedThreadId: number): void {
+  const word = new Int32Array(lock);
+  if (Atomics.compareExchange(word, 0, endedThreadId + 1, FREE) === endedThreadId + 1) Atomics.notify(word, 0, 1);
+}
+
+/** Statements that only read: every other one takes the lock (a harmless wait if it reads after all). */
+const READS = /^\s*(select|pragma\s+\w+\s*$|explain)\b/i;
+
+/**
+ * Kysely's driver with the lock taken around each write: a transaction holds it from `begin` to its
+ * end, a statement outside one for that statement. Kysely hands a thread's one connection to one
+ * user at a time, so a transaction never waits for a statement of its own thread.
+ */
+export function withWriteLock(inner: Driver, buffer: SharedArrayBuffer): Driver {
+  const lock = new Int32Array(buffer);
+  let inTransaction = false;
+  // The driver's one connection, and what Kysely is given for it. Transactions begin and end on
+  // the connection itself: their statements are under the transaction's hold already.
+  let raw: DatabaseConnection | null = null;
+  let wrapped: DatabaseConnection | null = null;
+  const wrap = (connection: DatabaseConnection): DatabaseConnection => {
+    raw = connection;
+    wrapped ??= {
+      async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+        if (inTransaction || query.query.kind === "SelectQueryNode" || READS.test(query.sql)) {
+          return connection.executeQuery<R>(query);
+        }
+        await lockWrites(lock);
+        try {
+          return await connection.executeQuery<R>(query);
+        } finally {
+          unlockWrites(lock);
+        }
+      },
+      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+    };
+    return wrapped;
+  };
+  const end = async (how: (c: DatabaseConnection) => Promise<void>) => {
+    try {
+      await how(raw!);
+    } finally {
+      inTransaction = false;
+      unlockWrites(lock);
+    }
+  };
+  return {
+    init: () => inner.init(),
+    destroy: () => inner.destroy(),
+    acquireConnection: async () => wrap(await inner.acquireConnection()),
+    releaseConnection: () => inner.releaseConnection(raw!),
+    async beginTransaction(_connection: DatabaseConnection, settings: TransactionSettings) {
+      await lockWrites(lock);
+      try {
+        await inner.beginTransaction(raw!, settings);
+      } catch (error) {
+        unlockWrites(lock);
+        throw error;
+      }
+      inTransaction = true;
+    },
+    commitTransaction: () => end((c) => inner.commitTransaction(c)),
+    rollbackTransaction: () => end((c) => inner.rollbackTransaction(c)),
+    savepoint: (_c, name, compile) => inner.savepoint!(raw!, name, compile),
+    rollbackToSavepoint: (_c, name, compile) => inner.rollbackToSavepoint!(raw!, name, compile),
+    releaseSavepoint: (_c, name, compile) => inner.releaseSavepoint!(raw!, name, compile),
+  };
+}
