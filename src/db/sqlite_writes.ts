@@ -10,27 +10,32 @@ import type { CompiledQuery, DatabaseConnection, Driver, QueryResult, Transactio
 
 /** How long a writer waits its turn before failing as SQLite would ("database is locked", a 503). */
 const WAIT_MS = 5000;
+/** The words the threads of a process share for one database file: the holder, and how many wait. */
+const HOLDER = 0;
+const WAITING = 1;
 const FREE = 0;
 
-/** The word the threads of a process share for one database file. */
 export function newWriteLock(): SharedArrayBuffer {
-  return new SharedArrayBuffer(4);
+  return new SharedArrayBuffer(8);
 }
 
-/** The lock's value while this thread holds it (thread ids start at 0). */
+/** The holder's value while this thread holds the lock (thread ids start at 0). */
 const mine = threadId + 1;
 
 /** Waits, without blocking the thread, until this thread holds the lock. */
 export async function lockWrites(lock: Int32Array): Promise<void> {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
-    const holder = Atomics.compareExchange(lock, 0, FREE, mine);
+    const holder = Atomics.compareExchange(lock, HOLDER, FREE, mine);
     if (holder === FREE) return;
     const left = deadline - Date.now();
     if (left <= 0)
       throw Object.assign(new Error("database is locked (waited for another thread's write)"), { errcode: 5 });
-    const wait = Atomics.waitAsync(lock, 0, holder, left);
+    // Counted before waiting, so that a holder letting go after this sees a waiter to wake.
+    Atomics.add(lock, WAITING, 1);
+    const wait = Atomics.waitAsync(lock, HOLDER, holder, left);
     if (wait.async) await wait.value;
+    Atomics.sub(lock, WAITING, 1);
   }
 }
 
@@ -38,23 +43,27 @@ export async function lockWrites(lock: Int32Array): Promise<void> {
 export function lockWritesSync(lock: Int32Array): boolean {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
-    const holder = Atomics.compareExchange(lock, 0, FREE, mine);
+    const holder = Atomics.compareExchange(lock, HOLDER, FREE, mine);
     if (holder === FREE) return true;
     const left = deadline - Date.now();
     if (left <= 0) return false;
-    Atomics.wait(lock, 0, holder, left);
+    Atomics.add(lock, WAITING, 1);
+    Atomics.wait(lock, HOLDER, holder, left);
+    Atomics.sub(lock, WAITING, 1);
   }
 }
 
+/** Lets go of the lock, waking a waiter if there is one (a wake is a system call; most writes have no waiter). */
 export function unlockWrites(lock: Int32Array): void {
-  Atomics.compareExchange(lock, 0, mine, FREE);
-  Atomics.notify(lock, 0, 1);
+  Atomics.compareExchange(lock, HOLDER, mine, FREE);
+  if (Atomics.load(lock, WAITING) > 0) Atomics.notify(lock, HOLDER, 1);
 }
 
 /** Frees the lock of a thread that ended while holding it (its transaction ended with its connection). */
 export function releaseWritesOf(lock: SharedArrayBuffer, endedThreadId: number): void {
-  const word = new Int32Array(lock);
-  if (Atomics.compareExchange(word, 0, endedThreadId + 1, FREE) === endedThreadId + 1) Atomics.notify(word, 0, 1);
+  const words = new Int32Array(lock);
+  const held = endedThreadId + 1;
+  if (Atomics.compareExchange(words, HOLDER, held, FREE) === held) Atomics.notify(words, HOLDER, 1);
 }
 
 /** Statements that only read: every other one takes the lock (a harmless wait if it reads after all). */

@@ -148,9 +148,11 @@ export class Queue {
     // On PostgreSQL, the insert's trigger notifies every listening process (migration 0019).
     if (this.#dialect === "sqlite") {
       // A claim issued now, here or in another thread, waits for the enclosing transaction to commit:
-      // that transaction holds SQLite's write lock from its start.
-      this.wake();
-      void this.#bus.publish(WAKE, "");
+      // that transaction holds SQLite's write lock from its start. This thread takes the job when it
+      // has a free slot; the others are woken only when it has none (or works no jobs), so that a
+      // job does not send every thread to claim it.
+      if (!this.#stopped && this.#running.size < this.#concurrency) this.wake();
+      else void this.#bus.publish(WAKE, "");
     }
     return id;
   }
