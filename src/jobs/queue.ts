@@ -63,7 +63,8 @@ function backoffMs(attempts: number): number {
 
 /**
  * The holders of the queues working in this thread: any other holder with this process id is gone.
- * The threads of one server share its main thread's holder, so each counts the others' as its own.
+ * The threads of one server share its main thread's holder, so that none takes another's leases
+ * for those of a process that is gone.
  */
 const workingHere = new Set<string>();
 
