@@ -22,6 +22,20 @@ async function pair(name: string): Promise<[Connection, Connection]> {
   return [a, b];
 }
 
+/** A transaction on `c` that has written `body` and stays open until `release()`. */
+async function heldTransaction(c: Connection, body: string): Promise<{ release: () => void; done: Promise<void> }> {
+  let release!: () => void;
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  const done = c.db.transaction().execute(async (trx) => {
+    await sql`insert into notes (body) values (${body})`.execute(trx);
+    await held;
+  });
+  await new Promise((r) => setTimeout(r, 20));
+  return { release, done };
+}
+
 test("a write waits for another connection's transaction while its thread goes on working", {
   timeout: 15_000,
 }, async () => {
@@ -29,23 +43,15 @@ test("a write waits for another connection's transaction while its thread goes o
   try {
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    const transaction = a.db.transaction().execute(async (trx) => {
-      await sql`insert into notes (body) values ('first')`.execute(trx);
-      await held;
-    });
-    await new Promise((r) => setTimeout(r, 20));
+    const transaction = await heldTransaction(a, "first");
     const started = Date.now();
     const write = sql`insert into notes (body) values ('second')`.execute(b.db);
     // Without the lock, this thread would sleep in SQLite's busy handler, its timers stopped, until
     // the write failed ("database is locked") five seconds later: the transaction could never end.
     await new Promise((r) => setTimeout(r, 200));
     const ticked = ticks;
-    release();
-    await transaction;
+    transaction.release();
+    await transaction.done;
     await write;
     clearInterval(ticker);
     assert.ok(ticked >= 10, `the thread ran ${ticked} timer ticks while the write waited`);
@@ -64,22 +70,14 @@ test("a write waits for another connection's transaction while its thread goes o
 test("reads do not wait for another connection's transaction", async () => {
   const [a, b] = await pair("reads.sqlite");
   try {
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    const transaction = a.db.transaction().execute(async (trx) => {
-      await sql`insert into notes (body) values ('uncommitted')`.execute(trx);
-      await held;
-    });
-    await new Promise((r) => setTimeout(r, 20));
+    const transaction = await heldTransaction(a, "uncommitted");
     const read = await b.db
       .selectFrom("notes" as never)
       .select(sql<number>`count(*)`.as("n"))
       .executeTakeFirst();
     assert.deepEqual(read, { n: 0 });
-    release();
-    await transaction;
+    transaction.release();
+    await transaction.done;
   } finally {
     await a.close();
     await b.close();
@@ -89,7 +87,7 @@ test("reads do not wait for another connection's transaction", async () => {
 test("the lock of a thread that ended while writing is given back", () => {
   const lock = newWriteLock();
   const word = new Int32Array(lock);
-  // Thread 7 held it when it ended (the word names the holder's thread id plus one).
+  // Thread 7 held it when it ended (the first word names the holder's thread id plus one).
   Atomics.store(word, 0, 8);
   releaseWritesOf(lock, 6);
   assert.equal(Atomics.load(word, 0), 8, "another thread's hold stays");
