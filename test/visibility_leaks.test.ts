@@ -170,3 +170,35 @@ test("a hide filter leaves statuses out before the page is cut: pages stay full"
   });
   assert.deepEqual(ids(older), [kept[3], kept[2]]);
 });
+
+test("a block leaves the other's statuses out of home at once, before its clean-up job, either way", async () => {
+  // A server of its own: its job worker is stopped part way, so that the feeds are not cleaned.
+  const own = await startServer();
+  try {
+    const reader = await own.user("reader");
+    const blocked = await own.user("blocked");
+    const blocker = await own.user("blocker");
+    for (const author of [blocked, blocker]) {
+      await own.post(`/api/v1/accounts/${author.accountId}/follow`, { token: reader.token });
+    }
+    const byBlocked = (await own.post("/api/v1/statuses", { token: blocked.token, json: { status: "one" } })).body.id;
+    const byBlocker = (await own.post("/api/v1/statuses", { token: blocker.token, json: { status: "two" } })).body.id;
+    await own.settle();
+    const home = async () => ids(await own.get("/api/v1/timelines/home", { token: reader.token }));
+    // Read first, so that the server has seen the reader in no block at all.
+    assert.deepEqual(await home(), [byBlocker, byBlocked]);
+    await own.rt.queue.stop();
+    assert.equal((await own.post(`/api/v1/accounts/${blocked.accountId}/block`, { token: reader.token })).status, 200);
+    assert.deepEqual(await home(), [byBlocker], "the reader's own block");
+    assert.equal((await own.post(`/api/v1/accounts/${reader.accountId}/block`, { token: blocker.token })).status, 200);
+    assert.deepEqual(await home(), [], "a block of the reader");
+    const left = await own.rt.db
+      .selectFrom("feed_entries")
+      .select("status_id")
+      .where("feed_id", "=", reader.accountId)
+      .execute();
+    assert.equal(left.length, 2, "the feed itself still holds both: only the read left them out");
+  } finally {
+    await own.close();
+  }
+});

@@ -1,5 +1,5 @@
-// Small per-process caches of computed answers (instance documents, peers, activity), dropped
-// everywhere when what they were computed from changes.
+// Small per-process caches of computed answers (instance documents, peers, activity, whether a
+// viewer is in any block), dropped everywhere when what they were computed from changes.
 import type { Runtime } from "../runtime.ts";
 
 interface Entry {
@@ -7,16 +7,27 @@ interface Entry {
   expires: number;
 }
 
-const caches = new WeakMap<Runtime, Map<string, Entry>>();
-const CHANNEL = "cache:invalidate";
+interface Cache {
+  entries: Map<string, Entry>;
+  /** Counts invalidations: a value computed across one is not kept, as it may predate the change. */
+  generation: number;
+}
 
-function cacheOf(rt: Runtime): Map<string, Entry> {
+const caches = new WeakMap<Runtime, Cache>();
+const CHANNEL = "cache:invalidate";
+/** Past this many values (a value per viewer, for some keys), the cache starts again empty. */
+const MAX_ENTRIES = 10_000;
+
+function drop(cache: Cache, prefix: string): void {
+  cache.generation++;
+  for (const key of cache.entries.keys()) if (key.startsWith(prefix)) cache.entries.delete(key);
+}
+
+function cacheOf(rt: Runtime): Cache {
   let cache = caches.get(rt);
   if (!cache) {
-    const fresh = new Map<string, Entry>();
-    rt.bus.subscribe(CHANNEL, (prefix) => {
-      for (const key of fresh.keys()) if (key.startsWith(prefix)) fresh.delete(key);
-    });
+    const fresh: Cache = { entries: new Map(), generation: 0 };
+    rt.bus.subscribe(CHANNEL, (prefix) => drop(fresh, prefix));
     caches.set(rt, fresh);
     cache = fresh;
   }
@@ -26,16 +37,19 @@ function cacheOf(rt: Runtime): Map<string, Entry> {
 /** The value under `key`, computing it when absent or older than `ttlMs`. */
 export async function cached<T>(rt: Runtime, key: string, ttlMs: number, compute: () => Promise<T>): Promise<T> {
   const cache = cacheOf(rt);
-  const hit = cache.get(key);
+  const hit = cache.entries.get(key);
   if (hit && hit.expires > Date.now()) return hit.value as T;
+  const generation = cache.generation;
   const value = await compute();
-  cache.set(key, { value, expires: Date.now() + ttlMs });
+  if (cache.generation === generation) {
+    if (cache.entries.size >= MAX_ENTRIES) cache.entries.clear();
+    cache.entries.set(key, { value, expires: Date.now() + ttlMs });
+  }
   return value;
 }
 
 /** Drops every cached value whose key starts with `prefix`, in every process. */
 export async function invalidate(rt: Runtime, prefix: string): Promise<void> {
-  const cache = cacheOf(rt);
-  for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);
+  drop(cacheOf(rt), prefix);
   await rt.bus.publish(CHANNEL, prefix);
 }

@@ -4,6 +4,7 @@ import { type AccountPage, type Page, paginate } from "../../db/paginate.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { federate } from "../federation/outbox.ts";
+import { blocksChanged } from "../visibility/blocks_involved.ts";
 import { deleteFollow, deleteFollowRequest } from "./follow_graph.ts";
 import { requireAccount } from "./targets.ts";
 
@@ -33,6 +34,7 @@ export async function block(rt: Runtime, accountId: string, targetId: string): P
       .execute();
     await federate(rt, trx, accountId, { type: "Block", accountId, targetId }, [targetId]);
   });
+  await blocksChanged(rt);
 }
 
 export async function unblock(rt: Runtime, accountId: string, targetId: string): Promise<void> {

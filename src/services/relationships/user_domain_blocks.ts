@@ -9,6 +9,7 @@ import { normalizeDomain } from "../../domain/domain_names.ts";
 import { unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
+import { blocksChanged } from "../visibility/blocks_involved.ts";
 import { deleteFollow, deleteFollowRequest } from "./follow_graph.ts";
 
 /** The domain as stored, or the 422 Mastodon answers for a missing or malformed one. */
@@ -29,6 +30,7 @@ export async function blockDomain(rt: Runtime, accountId: string, input: string 
       .execute();
     await cutTies(rt, trx, accountId, domain);
   });
+  await blocksChanged(rt);
 }
 
 async function cutTies(rt: Runtime, db: Db, accountId: string, domain: string): Promise<void> {

@@ -8,6 +8,7 @@ import { CompiledQuery, sql } from "kysely";
 import type { Dialect } from "../../db/index.ts";
 import type { PagePlan } from "../../db/paginate.ts";
 import type { Runtime } from "../../runtime.ts";
+import { blocksInvolve } from "../visibility/blocks_involved.ts";
 import { visibleEntry } from "../visibility/sql.ts";
 
 export interface StatusCounters {
@@ -300,8 +301,8 @@ const VIEWER = "\u0000viewer\u0000";
  * The visibility rule for the feed's owner as SQL text, cut where the owner's id goes (it binds
  * nothing else).
  */
-function visibleToFeedOwner(rt: Runtime): string[] {
-  const compiled = visibleEntry(sql.raw(VIEWER), "e").compile(rt.db);
+function visibleToFeedOwner(rt: Runtime, blocks: boolean): string[] {
+  const compiled = visibleEntry(sql.raw(VIEWER), "e", blocks).compile(rt.db);
   if (compiled.parameters.length > 0) throw new Error("the feed page's visibility condition must bind nothing");
   return compiled.sql.split(VIEWER);
 }
@@ -321,6 +322,7 @@ export async function loadFeedPage(
   viewerId: string,
 ): Promise<{ ids: string[]; horizon: string | null; live: LiveState | null }> {
   const bounds = plan.bounds.map((b) => b.op).join("");
+  const blocks = await blocksInvolve(rt, viewerId);
   const value = (from: Param): unknown[] => {
     if (from === "viewer") return [viewerId];
     if (from === "feed") return [feedId];
@@ -328,9 +330,9 @@ export async function loadFeedPage(
   };
   let read: { ids: string[]; horizon: string | null; live: LiveState | null };
   if (rt.dialect === "sqlite") {
-    const shape = cachedShape(`feed:sqlite:${plan.order}:${bounds}:${plan.limit}`, () => {
+    const shape = cachedShape(`feed:sqlite:${plan.order}:${bounds}:${plan.limit}:${blocks}`, () => {
       const b = new ShapeBuilder("sqlite");
-      const page = pageRows(b, plan, "e.status_id", visibleToFeedOwner(rt));
+      const page = pageRows(b, plan, "e.status_id", visibleToFeedOwner(rt, blocks));
       const horizon = `select horizon_id, 1 from feed_horizons where feed_id = ${b.param("feed")}`;
       return { sql: `select status_id as id, 0 as horizon from (${page}) union all ${horizon}`, params: b.params };
     });
@@ -339,8 +341,8 @@ export async function loadFeedPage(
     const horizon = rows.find((r) => r.horizon === 1)?.id ?? null;
     read = { ids: rows.filter((r) => r.horizon === 0).map((r) => r.id), horizon, live: null };
   } else {
-    const shape = cachedShape(`feed:pg:${plan.order}:${bounds}:${plan.limit}`, () =>
-      feedShape(plan, visibleToFeedOwner(rt)),
+    const shape = cachedShape(`feed:pg:${plan.order}:${bounds}:${plan.limit}:${blocks}`, () =>
+      feedShape(plan, visibleToFeedOwner(rt, blocks)),
     );
     read = await run(rt, shape, value, true);
   }

@@ -69,9 +69,10 @@ export function visibleTo(viewer: Expr | null, status = "s") {
  * statuses) and the authors through one of suspended accounts: most pages are in neither.
  * Statuses are deleted by marking them, with two exceptions, both covered: an undone boost's row
  * goes at once (its feed entries later), and a purged account's statuses go while the account
- * stays, suspended.
+ * stays, suspended. `blocks` false leaves out the checks of blocks and domain blocks, for a viewer
+ * known to be in none (blocks_involved.ts).
  */
-export function visibleEntry(viewer: Expr, entry = "e") {
+export function visibleEntry(viewer: Expr, entry: string, blocks: boolean) {
   const e = sql.raw(entry);
   const statuses = sql`(${e}.status_id, ${e}.reblog_of_id)`;
   const authors = sql`(${e}.account_id, ${e}.reblog_author_id)`;
@@ -79,15 +80,16 @@ export function visibleEntry(viewer: Expr, entry = "e") {
     or (vx.visibility = 'private' and exists (
           select 1 from follows vf where vf.account_id = ${viewer} and vf.target_account_id = vx.account_id))
     or exists (select 1 from status_mentions vm where vm.status_id = vx.id and vm.account_id = ${viewer}))`;
-  return sql<boolean>`(not exists (select 1 from statuses vx where vx.id in ${statuses}
-      and (vx.deleted_at is not null or (vx.visibility in ('private', 'direct') and not ${addressed})))
-    and not exists (select 1 from accounts vsu where vsu.id in ${authors} and vsu.suspended_at is not null)
-    and (not exists (select 1 from account_domain_blocks where account_id = ${viewer})
+  const notBlocked = sql`and (not exists (select 1 from account_domain_blocks where account_id = ${viewer})
       or not exists (select 1 from accounts va join account_domain_blocks vd on vd.domain = va.domain
         where va.id in ${authors} and vd.account_id = ${viewer}))
     and (${blocksNobody(viewer)} or not exists (select 1 from blocks vb
       where (vb.account_id = ${viewer} and vb.target_account_id in ${authors})
-        or (vb.account_id in ${authors} and vb.target_account_id = ${viewer})))
+        or (vb.account_id in ${authors} and vb.target_account_id = ${viewer})))`;
+  return sql<boolean>`(not exists (select 1 from statuses vx where vx.id in ${statuses}
+      and (vx.deleted_at is not null or (vx.visibility in ('private', 'direct') and not ${addressed})))
+    and not exists (select 1 from accounts vsu where vsu.id in ${authors} and vsu.suspended_at is not null)
+    ${blocks ? notBlocked : sql``}
     and (${e}.reblog_of_id is null or exists (select 1 from statuses vr where vr.id = ${e}.status_id)))`;
 }
 
