@@ -76,6 +76,31 @@ test("a page of the public timelines walks statuses newest first, without sortin
   }
 });
 
+test("a home page asks the indexes of exceptions, not every status and author on it", async (t) => {
+  if (dialectUnderTest !== "sqlite") return t.skip("PostgreSQL plans from its statistics");
+  const statements = await statementsOf(async () => {
+    const res = await server.get("/api/v1/timelines/home", { token: alice.token });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.length, 3);
+  });
+  const page = statements.find((s) => s.includes("from feed_entries e"));
+  assert.ok(page, `no feed page among ${statements.length} statements`);
+  const db = new DatabaseSync(server.rt.config.databaseUrl.slice("sqlite:".length), { readOnly: true });
+  try {
+    const plan = db
+      .prepare(`explain query plan ${page}`)
+      .all(...Array.from({ length: (page.match(/\?/g) ?? []).length }, () => 1))
+      .map((row) => String(row.detail));
+    const lookups = plan.filter((step) => / (vx|vsu) /.test(step));
+    assert.deepEqual(lookups, [
+      "SEARCH vx USING INDEX statuses_exceptions (id=?)",
+      "SEARCH vsu USING INDEX accounts_suspended (id=?)",
+    ]);
+  } finally {
+    db.close();
+  }
+});
+
 test("the indexes of boosts and of replies hold only those", async () => {
   for (const [index, column] of [
     ["statuses_reblog", "reblog_of_id"],

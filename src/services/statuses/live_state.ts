@@ -302,7 +302,7 @@ const VIEWER = "\u0000viewer\u0000";
  * nothing else).
  */
 function visibleToFeedOwner(rt: Runtime, blocks: boolean): string[] {
-  const compiled = visibleEntry(sql.raw(VIEWER), "e", blocks).compile(rt.db);
+  const compiled = visibleEntry(sql.raw(VIEWER), "e", blocks, rt.dialect).compile(rt.db);
   if (compiled.parameters.length > 0) throw new Error("the feed page's visibility condition must bind nothing");
   return compiled.sql.split(VIEWER);
 }

@@ -9,6 +9,7 @@
 // `statuses` row in the enclosing query.
 import { type RawBuilder, sql } from "kysely";
 import { unexpired } from "../../db/expiry.ts";
+import type { Dialect } from "../../db/index.ts";
 
 type Expr = RawBuilder<unknown>;
 
@@ -66,13 +67,16 @@ export function visibleTo(viewer: Expr | null, status = "s") {
  * statuses are asked at once, each condition in one lookup: PostgreSQL sets up every table a
  * statement names on each run, which cost a feed page more than the lookups themselves. The
  * statuses are read through a partial index of the exceptions (deleted, private and direct
- * statuses) and the authors through one of suspended accounts: most pages are in neither.
+ * statuses) and the authors through one of suspended accounts: most pages are in neither. SQLite,
+ * which plans without statistics, is told to (`indexed by`): left to itself it looked each one up
+ * by its primary key and read its row, 35–40 µs more for a page of 20.
  * Statuses are deleted by marking them, with two exceptions, both covered: an undone boost's row
  * goes at once (its feed entries later), and a purged account's statuses go while the account
  * stays, suspended. `blocks` false leaves out the checks of blocks and domain blocks, for a viewer
  * known to be in none (blocks_involved.ts).
  */
-export function visibleEntry(viewer: Expr, entry: string, blocks: boolean) {
+export function visibleEntry(viewer: Expr, entry: string, blocks: boolean, dialect: Dialect) {
+  const indexedBy = (index: string) => sql.raw(dialect === "sqlite" ? `indexed by ${index}` : "");
   const e = sql.raw(entry);
   const statuses = sql`(${e}.status_id, ${e}.reblog_of_id)`;
   const authors = sql`(${e}.account_id, ${e}.reblog_author_id)`;
@@ -86,9 +90,12 @@ export function visibleEntry(viewer: Expr, entry: string, blocks: boolean) {
     and (${blocksNobody(viewer)} or not exists (select 1 from blocks vb
       where (vb.account_id = ${viewer} and vb.target_account_id in ${authors})
         or (vb.account_id in ${authors} and vb.target_account_id = ${viewer})))`;
-  return sql<boolean>`(not exists (select 1 from statuses vx where vx.id in ${statuses}
+  // The first condition on `vx` is the index's own, which `indexed by` requires; the second implies it.
+  return sql<boolean>`(not exists (select 1 from statuses vx ${indexedBy("statuses_exceptions")} where vx.id in ${statuses}
+      and (vx.deleted_at is not null or vx.visibility in ('private', 'direct'))
       and (vx.deleted_at is not null or (vx.visibility in ('private', 'direct') and not ${addressed})))
-    and not exists (select 1 from accounts vsu where vsu.id in ${authors} and vsu.suspended_at is not null)
+    and not exists (select 1 from accounts vsu ${indexedBy("accounts_suspended")}
+      where vsu.id in ${authors} and vsu.suspended_at is not null)
     ${blocks ? notBlocked : sql``}
     and (${e}.reblog_of_id is null or exists (select 1 from statuses vr where vr.id = ${e}.status_id)))`;
 }
