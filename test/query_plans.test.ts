@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, test } from "node:test";
+import { CompiledQuery } from "kysely";
 import { NodeSqliteDatabase } from "../src/db/sqlite.ts";
 import { post } from "./fixtures.ts";
 import { dialectUnderTest, startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -98,6 +99,44 @@ test("a home page asks the indexes of exceptions, not every status and author on
     ]);
   } finally {
     db.close();
+  }
+});
+
+test("a home page with a boost looks its statuses up one by one, never hashing the table", async (t) => {
+  if (dialectUnderTest !== "postgres") return t.skip("SQLite has no hashed subplans");
+  const [bob, carol] = [await server.user("bob"), await server.user("carol")];
+  await server.post(`/api/v1/accounts/${alice.accountId}/follow`, { token: bob.token });
+  const boosted = await post(server, carol, "boosted into bob's home");
+  await server.post(`/api/v1/statuses/${boosted.id}/reblog`, { token: alice.token });
+  await server.settle();
+  const seen: CompiledQuery[] = [];
+  const db = server.rt.db;
+  const execute = db.executeQuery.bind(db);
+  db.executeQuery = ((query: CompiledQuery) => {
+    seen.push(query);
+    return execute(query);
+  }) as typeof db.executeQuery;
+  try {
+    const res = await server.get("/api/v1/timelines/home", { token: bob.token });
+    assert.equal(res.status, 200, res.text);
+    assert.ok(
+      res.body.some((s: { reblog: unknown }) => s.reblog),
+      "the page holds a boost",
+    );
+  } finally {
+    db.executeQuery = execute;
+  }
+  const page = seen.find((q) => q.sql.includes("from feed_entries e"));
+  assert.ok(page, "no feed page was read");
+  const { rows } = await execute<{ "QUERY PLAN": string }>(
+    CompiledQuery.raw(`explain (costs off) ${page.sql}`, [...page.parameters]),
+  );
+  const plan = rows.map((r) => r["QUERY PLAN"]);
+  // What each hashed subplan reads: the first scan under its "SubPlan N".
+  const hashed = plan.flatMap((line) => [...line.matchAll(/hashed SubPlan (\d+)/g)].map((m) => m[1]));
+  for (const n of hashed) {
+    const at = plan.findIndex((line) => line.trim() === `SubPlan ${n}`);
+    assert.doesNotMatch(plan[at + 1] ?? "", / on statuses /, plan.join("\n"));
   }
 });
 
