@@ -1,6 +1,8 @@
-// Seeds a database for the timeline benchmark: 2,000 authors with 100 statuses each (200,000),
-// a reader following 500 of them (its home feed built as `rookery feeds rebuild` builds it), and a
-// poster followed by 10,000 local accounts. Rows go in directly, in large batches.
+// Seeds a database for the timeline benchmark: 2,000 authors with 100 statuses each (200,000), a
+// tenth of them boosts of an earlier status by an author the reader does not follow
+// (BENCH_BOOSTS, a percentage), a reader following 500 of the authors (its home feed built as
+// `rookery feeds rebuild` builds it), and a poster followed by 10,000 local accounts. Rows go in
+// directly, in large batches.
 import { sql } from "kysely";
 import { idAt, newId } from "../src/domain/ids.ts";
 import { hashPassword } from "../src/domain/secrets.ts";
@@ -10,7 +12,13 @@ import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
 import { rebuildHomeFeed } from "../src/services/feeds/maintenance.ts";
 
-export const SEED = { authors: 2000, statusesPerAuthor: 100, readerFollows: 500, posterFollowers: 10_000 };
+export const SEED = {
+  authors: 2000,
+  statusesPerAuthor: 100,
+  readerFollows: 500,
+  posterFollowers: 10_000,
+  boostPercent: Number(process.env.BENCH_BOOSTS ?? 10),
+};
 
 export interface Seeded {
   readerToken: string;
@@ -66,28 +74,37 @@ export async function seed(rt: Runtime, log: (line: string) => void = () => {}):
   log(`statuses: ${total}`);
   const span = 30 * 86_400_000;
   const statuses: Record<string, unknown>[] = [];
+  const statusIds: string[] = [];
   const perAuthor = new Map<string, number>();
   for (let i = 0; i < total; i++) {
     const author = `author${i % SEED.authors}`;
     const at = new Date(now - span + Math.floor((i * span) / total));
     const id = idAt(at);
+    statusIds.push(id);
     perAuthor.set(author, (perAuthor.get(author) ?? 0) + 1);
+    // A boost of the status half a round of authors earlier: a followed author's boosts are of
+    // authors the reader does not follow. Spread (by 37, prime to 100) so that every page has some.
+    const boosted =
+      i >= SEED.authors / 2 && (i * 37) % 100 < SEED.boostPercent ? statusIds[i - SEED.authors / 2] : null;
+    const text = `Status ${i} by ${author}`;
     statuses.push({
       id,
-      uri: `${origin}/users/${author}/statuses/${id}`,
-      url: `${origin}/@${author}/${id}`,
+      uri: `${origin}/users/${author}/statuses/${id}${boosted ? "/activity" : ""}`,
+      url: boosted ? null : `${origin}/@${author}/${id}`,
       account_id: ids.get(author),
       local: true,
       visibility: i % 10 === 0 ? "unlisted" : "public",
-      text: `Status ${i} by ${author}`,
-      content: `<p>Status ${i} by ${author}, about <a href="${origin}/tags/birds" class="mention hashtag" rel="tag">#<span>birds</span></a></p>`,
+      text: boosted ? "" : text,
+      content: boosted
+        ? ""
+        : `<p>${text}, about <a href="${origin}/tags/birds" class="mention hashtag" rel="tag">#<span>birds</span></a></p>`,
       spoiler_text: "",
       sensitive: false,
-      language: "en",
+      language: boosted ? null : "en",
       in_reply_to_id: null,
       in_reply_to_account_id: null,
-      reblog_of_id: null,
-      conversation_id: id,
+      reblog_of_id: boosted,
+      conversation_id: boosted ? null : id,
       application_id: null,
       created_at: at,
       updated_at: at,
@@ -110,6 +127,8 @@ export async function seed(rt: Runtime, log: (line: string) => void = () => {}):
       statuses.length = 0;
     }
   }
+  await sql`update status_stats set reblogs_count = (select count(*) from statuses b where b.reblog_of_id = status_stats.status_id)
+    where status_id in (select reblog_of_id from statuses where reblog_of_id is not null)`.execute(rt.db);
   await insertAll(
     rt,
     "account_stats",
