@@ -19,14 +19,17 @@ export async function trendingStatuses(
 ): Promise<string[]> {
   const now = Date.now();
   const since = idFloor(new Date(now - WINDOW_MS));
+  // Only interactions with statuses of the window, each read from its index by status: the union
+  // of every favourite and boost ever made took 115 ms at 20,000 boosts.
   const interactions = rt.db
     .selectFrom("favourites")
     .select(["status_id", "account_id"])
+    .where("status_id", ">", since)
     .union(
       rt.db
         .selectFrom("statuses")
         .select(["reblog_of_id as status_id", "account_id"])
-        .where("reblog_of_id", "is not", null)
+        .where("reblog_of_id", ">", since)
         .$narrowType<{ status_id: string }>()
         .where("deleted_at", "is", null),
     );
