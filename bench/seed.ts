@@ -83,9 +83,11 @@ export async function seed(rt: Runtime, log: (line: string) => void = () => {}):
     statusIds.push(id);
     perAuthor.set(author, (perAuthor.get(author) ?? 0) + 1);
     // A boost of the status half a round of authors earlier: a followed author's boosts are of
-    // authors the reader does not follow. Spread (by 37, prime to 100) so that every page has some.
-    const boosted =
-      i >= SEED.authors / 2 && (i * 37) % 100 < SEED.boostPercent ? statusIds[i - SEED.authors / 2] : null;
+    // authors the reader does not follow. Spread over authors and rounds (by 37, prime to 100) so
+    // that every author boosts now and then and every page holds some.
+    const round = Math.floor(i / SEED.authors);
+    const boosts = ((i + round) * 37) % 100 < SEED.boostPercent;
+    const boosted = i >= SEED.authors / 2 && boosts ? statusIds[i - SEED.authors / 2] : null;
     const text = `Status ${i} by ${author}`;
     statuses.push({
       id,
