@@ -29,6 +29,10 @@ export function relaunchWithinLimits(command: string): void {
     ...(limits.growingPercent === null ? [] : [`--heap-growing-percent=${limits.growingPercent}`]),
     // For releaseStartupMemory, once each thread has started.
     "--expose-gc",
+    // Buffers (an upload's body and the files made of it) count towards the heap's global limit
+    // rather than the old generation's: with the old generation's small limit, every 4 MB photo
+    // uploaded started a full collection of the thread that received it.
+    "--external-memory-accounted-in-global-limit",
   ];
   process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], {
     ...process.env,

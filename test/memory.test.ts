@@ -74,6 +74,8 @@ test("`rookery serve` runs its main thread with the heap limits MEMORY_LIMIT giv
     assert.ok(args.includes("--max-semi-space-size=32"), args.join(" "));
     // Each thread gives back the young generation its start-up grew (releaseStartupMemory).
     assert.ok(args.includes("--expose-gc"), args.join(" "));
+    // Uploads' buffers count towards the global heap limit, not the old generation's.
+    assert.ok(args.includes("--external-memory-accounted-in-global-limit"), args.join(" "));
     const environ = readFileSync(`/proc/${child.pid}/environ`, "utf8").split("\0");
     assert.ok(environ.includes("MALLOC_ARENA_MAX=2"));
   } finally {
