@@ -15,7 +15,7 @@ import { refuseBlockedAddresses } from "./http/address_gate.ts";
 import { federationGate } from "./http/federation_gate.ts";
 import type { AppEnv, Ctx } from "./http/hono.ts";
 import { shedUnderMemoryPressure } from "./http/memory_pressure.ts";
-import { refuseNulInUrl } from "./http/params.ts";
+import { refuseNulInUrl, releaseBody } from "./http/params.ts";
 import { logger } from "./log.ts";
 import type { Runtime } from "./runtime.ts";
 
@@ -45,6 +45,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     c.set("requestId", requestId);
     c.header("X-Request-Id", requestId);
     await next();
+    releaseBody(c);
     log.info("{method} {path} {status} {ms}ms", {
       method: c.req.method,
       path: c.req.path,

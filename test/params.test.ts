@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import { ApiError } from "../src/domain/errors.ts";
 import { Upload } from "../src/domain/uploads.ts";
 import { boundaryOf, MalformedMultipart, parseMultipart } from "../src/http/multipart.ts";
-import { fileParam, fromSearchParams, requestParams } from "../src/http/params.ts";
+import { fileParam, fromSearchParams, releaseBody, requestParams } from "../src/http/params.ts";
 import { truthy } from "../src/http/validate.ts";
 
 test("bracket keys nest like Rack", () => {
@@ -171,4 +171,41 @@ test("a multipart body past its limit is a 413, with or without a declared lengt
   });
   assert.equal(malformed.status, 400);
   assert.equal((await malformed.json()).error, "Error while parsing request body: malformed multipart data");
+});
+
+test("a large body's memory is given back when its request ends; a small one, from Node's shared pool, is left alone", async () => {
+  const kept: Upload[] = [];
+  const app = new Hono();
+  app.use(async (c, next) => {
+    await next();
+    releaseBody(c);
+  });
+  app.post("/", async (c) => {
+    const p = await requestParams(c, 16 * 1024 * 1024);
+    const file = fileParam(p.file, "file")!;
+    // What the handler sees during the request is the whole file.
+    assert.equal(file.bytes[0], 7);
+    kept.push(file);
+    return c.json({ size: file.size });
+  });
+  const send = async (size: number) => {
+    const fd = new FormData();
+    fd.append("file", new Blob([new Uint8Array(size).fill(7)], { type: "image/jpeg" }), "a.jpg");
+    const encoded = new Request("http://x/", { method: "POST", body: fd });
+    const bytes = new Uint8Array(await encoded.arrayBuffer());
+    const res = await app.fetch(
+      new Request("http://x/", {
+        method: "POST",
+        headers: { "content-type": encoded.headers.get("content-type")!, "content-length": String(bytes.byteLength) },
+        body: bytes,
+      }),
+    );
+    return (await res.json()).size as number;
+  };
+  assert.equal(await send(1024 * 1024), 1024 * 1024);
+  assert.equal(kept[0]!.size, 0, "the large body was detached after the answer");
+  const pooled = Buffer.from("a pooled buffer");
+  assert.equal(await send(100), 100);
+  assert.equal(kept[1]!.size, 100, "a small body stays");
+  assert.equal(pooled.toString(), "a pooled buffer");
 });

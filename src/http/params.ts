@@ -250,6 +250,10 @@ function bodyChunks(c: Context): AsyncIterable<Uint8Array> | null {
   return c.req.raw.body as unknown as AsyncIterable<Uint8Array> | null;
 }
 
+/** Bodies from this size up get memory of their own, given back when the request ends (releaseBody). */
+const RELEASED_BODY_BYTES = 64 * 1024;
+const RELEASED = "releasedBody";
+
 /**
  * The body, within `limit` bytes. With a declared length (the usual case), each chunk is copied
  * once, as it arrives, into one buffer of that length: a 4 MB photo used to be copied by the fetch
@@ -262,7 +266,10 @@ async function readBody(c: Context, limit: number): Promise<Buffer<ArrayBuffer>>
   const chunks = bodyChunks(c);
   if (!chunks) return Buffer.alloc(0);
   if (declared > 0) {
-    const body = Buffer.allocUnsafe(declared);
+    // A large body never comes from Node's shared pool of small buffers, which must not be released.
+    const large = declared >= RELEASED_BODY_BYTES;
+    const body = large ? Buffer.allocUnsafeSlow(declared) : Buffer.allocUnsafe(declared);
+    if (large) c.set(RELEASED as never, body as never);
     let size = 0;
     for await (const chunk of chunks) {
       if (size + chunk.byteLength > declared) throw badRequest("Request body is longer than its Content-Length");
@@ -279,6 +286,17 @@ async function readBody(c: Context, limit: number): Promise<Buffer<ArrayBuffer>>
     parts.push(chunk);
   }
   return Buffer.concat(parts);
+}
+
+/**
+ * Gives back a large body's memory once its request has been answered, by detaching it: otherwise
+ * it would outlive the request until V8's next full collection, which every few uploads of a 4 MB
+ * photo (kept alive through its processing) would bring on. Uploads are views of the body and go
+ * with it, so nothing may keep one past its request (files are processed or stored before the answer).
+ */
+export function releaseBody(c: Context): void {
+  const body = c.get(RELEASED as never) as Buffer<ArrayBuffer> | undefined;
+  body?.buffer.transfer(0);
 }
 
 /**
