@@ -256,6 +256,10 @@ export function registerInbox(rt: Runtime, federation: Federation<Runtime>): voi
     .setInboxListeners("/users/{identifier}/inbox", "/inbox")
     // Fetches made while handling the shared inbox are signed by the instance actor.
     .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }))
+    // With a queue, Fedify checks idempotency when it accepts an activity under a key that only its
+    // queue-less path writes, so that read never finds anything: it is skipped. The job that runs
+    // the activity still checks (and records) it under its own key.
+    .withIdempotency(() => null)
     .on(Follow, fromPeer(onFollow))
     .on(Accept, fromPeer(onAccept))
     .on(Reject, fromPeer(onReject))
