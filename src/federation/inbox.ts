@@ -31,6 +31,7 @@ import {
 } from "../services/relationships/follows.ts";
 import { deleteStatus } from "../services/statuses/delete.ts";
 import { favourite, reblog, unfavourite, unreblog } from "../services/statuses/interactions.ts";
+import "./activity_readings.ts";
 import { INSTANCE_ACTOR } from "./actor.ts";
 import { localAccountByUsername } from "./local_rows.ts";
 import { refused } from "./peers.ts";
