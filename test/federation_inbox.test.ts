@@ -4,6 +4,7 @@
 // nothing. (test/federation_inbox_fixtures.test.ts feeds other servers' real payloads.)
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { newId } from "../src/domain/ids.ts";
 import { blockDomain, unblockDomain } from "../src/services/moderation/domain_blocks.ts";
 import { type RemoteActor, type RemoteServer, signedPostHeaders, startRemoteServer } from "./remote_actors.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -99,6 +100,54 @@ test("a Create signed with RFC 9421 is accepted", async () => {
   assert.equal(await send(`${server.url}/users/alice/inbox`, activity, { spec: "rfc9421" }), 202);
   await server.settle();
   assert.equal((await statusesOf(activity.object.id)).length, 1);
+});
+
+test("a follower who asked to hear of every post is notified of a remote status, which is in their home feed", async () => {
+  const carol = await server.user("carol");
+  const dave = await server.user("dave");
+  const known = create("known now");
+  assert.equal(await send(sharedInbox(), known), 202);
+  await server.settle();
+  const author = await server.rt.db
+    .selectFrom("accounts")
+    .select("id")
+    .where("uri", "=", mallory.id)
+    .executeTakeFirstOrThrow();
+  for (const [follower, notify] of [
+    [carol, true],
+    [dave, false],
+  ] as const) {
+    await server.rt.db
+      .insertInto("follows")
+      .values({
+        id: newId(),
+        account_id: follower.accountId,
+        target_account_id: author.id,
+        notify,
+        uri: null,
+        created_at: new Date(),
+      })
+      .execute();
+  }
+  const activity = create("news from afar");
+  assert.equal(await send(sharedInbox(), activity), 202);
+  await server.settle();
+  const [status] = await statusesOf(activity.object.id);
+  for (const [follower, heard] of [
+    [carol, [["status", status.id]]],
+    [dave, []],
+  ] as const) {
+    const notifications = await server.get("/api/v1/notifications", { token: follower.token });
+    assert.deepEqual(
+      notifications.body.map((n: { type: string; status: { id: string } }) => [n.type, n.status.id]),
+      heard,
+    );
+    const home = await server.get("/api/v1/timelines/home", { token: follower.token });
+    assert.deepEqual(
+      home.body.map((s: { id: string }) => s.id),
+      [status.id],
+    );
+  }
 });
 
 test("a body changed after signing is refused with 401", async () => {

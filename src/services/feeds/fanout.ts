@@ -3,7 +3,7 @@
 // lists the author is in, and the people following its hashtags. Each step tells the bus which
 // feeds took the status (`feed.inserted`), so that open streams show exactly what the feeds hold.
 import { sql } from "kysely";
-import type { Db } from "../../db/index.ts";
+import type { Db, Dialect } from "../../db/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { homeRule, listRule, notAlreadyBoosted, tagFollowerRule } from "./rules.ts";
@@ -76,6 +76,13 @@ async function inserted(rt: Runtime, statusId: string, feeds: string[]): Promise
 
 type Added = { feed_id: string };
 
+/** Whether any follower of the account asked to hear of its every post (an index of those alone answers). */
+export function subscribersExist(dialect: Dialect, accountId: string) {
+  // Written as the index's condition is (a literal, not a parameter), so that SQLite uses it.
+  const yes = dialect === "sqlite" ? sql`1` : sql`true`;
+  return sql<boolean>`exists (select 1 from follows where target_account_id = ${accountId} and notify = ${yes})`;
+}
+
 export async function fanOut(rt: Runtime, { statusId, after }: { statusId: string; after?: string }): Promise<void> {
   // One transaction for the step's writes (one commit, not one per statement); the streams hear after it.
   const published = await rt.db.transaction().execute(async (trx) => {
@@ -87,7 +94,7 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
     // has one writer at a time already. Held until this transaction ends.
     if (status.reblog_of_id && rt.dialect === "postgres")
       await sql`select pg_advisory_xact_lock(${status.reblog_of_id}::bigint)`.execute(trx);
-    return fanOutStep(rt, trx, status, after);
+    return (await fanOutStep(rt, trx, status, after, false)).published;
   });
   await tell(rt, statusId, published);
 }
@@ -96,13 +103,14 @@ export async function fanOut(rt: Runtime, { statusId, after }: { statusId: strin
  * The first step of a fan-out in the caller's transaction, for another server's status that a job
  * is storing: no job of its own, and the feeds are written with the status or not at all. The
  * status is the one being inserted (an original, not a boost), so it is not read back. Returns what
- * tells the streams, to call after the commit.
+ * tells the streams, to call after the commit, and whether any follower asked to hear of the
+ * author's every post (read with the followers' chunk, for the caller's subscribers' job).
  */
 export async function fanOutNow(
   rt: Runtime,
   db: Db,
   s: { id: string; accountId: string; visibility: string; tags: string[] },
-): Promise<() => Promise<void>> {
+): Promise<{ tell: () => Promise<void>; subscribed: boolean }> {
   const status: FannedStatus = {
     id: s.id,
     author_local: false,
@@ -113,8 +121,8 @@ export async function fanOutNow(
     orig_account_id: null,
     tagged: s.tags.length > 0,
   };
-  const published = await fanOutStep(rt, db, status, undefined);
-  return () => tell(rt, s.id, published);
+  const { published, subscribed } = await fanOutStep(rt, db, status, undefined, true);
+  return { tell: () => tell(rt, s.id, published), subscribed };
 }
 
 async function tell(rt: Runtime, statusId: string, published: Published): Promise<void> {
@@ -127,8 +135,15 @@ async function tell(rt: Runtime, statusId: string, published: Published): Promis
 /** What a step tells the streams, in order: feeds that took the status, and that it was published. */
 type Published = (string[] | "published")[];
 
-async function fanOutStep(rt: Runtime, db: Db, status: FannedStatus, after: string | undefined): Promise<Published> {
-  if (status.deleted_at) return [];
+/** A step; with `askSubscribers`, also whether the author has subscribers (false for a direct status). */
+async function fanOutStep(
+  rt: Runtime,
+  db: Db,
+  status: FannedStatus,
+  after: string | undefined,
+  askSubscribers: boolean,
+): Promise<{ published: Published; subscribed: boolean }> {
+  if (status.deleted_at) return { published: [], subscribed: false };
   const statusId = status.id;
 
   // The feeds that took the status in this step, told in one event with the first chunk of followers.
@@ -145,24 +160,29 @@ async function fanOutStep(rt: Runtime, db: Db, status: FannedStatus, after: stri
         .where("m.status_id", "=", statusId)
         .execute();
       for (const m of mentioned) own.push(...(await addEntry(db, m.account_id, status)));
-      return [own];
+      return { published: [own], subscribed: false };
     }
     first = own;
   } else if (status.visibility === "direct") {
-    return [];
+    return { published: [], subscribed: false };
   }
 
-  // Local followers, a chunk at a time, in follow id order.
+  // Local followers, a chunk at a time, in follow id order; the subscribers by the same statement.
   const cursor = after ?? "0";
-  const edge = await db
-    .selectFrom("follows")
-    .select("id")
-    .where("target_account_id", "=", status.account_id)
-    .where("id", ">", cursor)
-    .orderBy("id")
-    .limit(1)
-    .offset(FANOUT_CHUNK - 1)
-    .executeTakeFirst();
+  const { edge, subscribed } = await db
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom("follows")
+        .select("id")
+        .where("target_account_id", "=", status.account_id)
+        .where("id", ">", cursor)
+        .orderBy("id")
+        .limit(1)
+        .offset(FANOUT_CHUNK - 1)
+        .as("edge"),
+      (askSubscribers ? subscribersExist(rt.dialect, status.account_id) : sql.lit(false)).as("subscribed"),
+    ])
+    .executeTakeFirstOrThrow();
   // The first step fills the lists the author is in by the same statement.
   const added = await sql<Added>`
     insert into feed_entries ${ENTRY_COLUMNS}
@@ -171,7 +191,7 @@ async function fanOutStep(rt: Runtime, db: Db, status: FannedStatus, after: stri
     join follows f on f.target_account_id = s.account_id
     join users u on u.account_id = f.account_id
     left join statuses orig on orig.id = s.reblog_of_id
-    where s.id = ${statusId} and f.id > ${cursor} ${edge ? sql`and f.id <= ${edge.id}` : sql``}
+    where s.id = ${statusId} and f.id > ${cursor} ${edge ? sql`and f.id <= ${edge}` : sql``}
       and ${homeRule(rt.dialect, sql.ref("f.account_id"))}
       and ${notAlreadyBoosted(sql.ref("f.account_id"))}
     ${after === undefined ? sql`union all ${listEntries(statusId)}` : sql``}
@@ -184,8 +204,9 @@ async function fanOutStep(rt: Runtime, db: Db, status: FannedStatus, after: stri
     if (status.visibility === "public" && !status.reblog_of_id && status.tagged !== false)
       published.push(await fanOutToTagFollowers(db, statusId));
   }
-  if (edge) await rt.queue.enqueue("feeds.fanout", { statusId, after: edge.id }, { unique: true }, db);
-  return published;
+  if (edge) await rt.queue.enqueue("feeds.fanout", { statusId, after: edge }, { unique: true }, db);
+  // SQLite answers 0 or 1.
+  return { published, subscribed: Boolean(subscribed) };
 }
 
 /** The entries of the lists the author is in (list ids and account ids never meet: both are unique ids). */
