@@ -393,8 +393,10 @@ test("the streams show what the REST timelines show, for the same scenario", asy
   }
   const marker = (await post(server, alice, "the end")).id;
   await server.settle();
-  await until(() => socket.events("update", "user").some((f) => JSON.parse(f.payload!).id === marker));
-  await until(() => socket.events("update", "public:local").some((f) => JSON.parse(f.payload!).id === marker));
+  // Each stream is rendered on its own, so each must have caught up with the last post.
+  for (const stream of ["user", "public", "public:local"]) {
+    await until(() => socket.events("update", stream).some((f) => JSON.parse(f.payload!).id === marker));
+  }
 
   const restPaths: Record<string, string> = {
     user: "/api/v1/timelines/home",
