@@ -65,11 +65,15 @@ async function deliver(
     /** The stand-in server whose actor signs it (the sender's unless told). */
     signer?: string;
     extra?: Partial<Record<Placeholder, string>>;
+    /** Another id for the activity (the same object in a new activity). */
+    id?: string;
   } = {},
 ): Promise<number> {
   const software = o.from ?? name.split("/")[0];
   const remote = remotes[o.signer ?? software];
-  const body = JSON.stringify(loadActivity(name, { ...values[software], ...o.extra }));
+  const activity = loadActivity(name, { ...values[software], ...o.extra });
+  if (o.id) activity.id = o.id;
+  const body = JSON.stringify(activity);
   deliveries++;
   const url = deliveries % 2 === 0 ? `${server.url}/inbox` : `${server.url}/users/alice/inbox`;
   const spec = o.spec ?? (deliveries % 3 === 0 ? "rfc9421" : "draft-cavage");
@@ -262,6 +266,16 @@ test("a reply with a content warning joins alice's thread", async () => {
   assert.equal(reply.spoiler_text, "Spoilers for the last episode");
   assert.equal(reply.sensitive, true);
   assert.equal(reply.language, "de");
+  // The same Note in another Create is neither stored nor counted again.
+  const counts = async () => [
+    (await server.get(`/api/v1/statuses/${aliceStatus.id}`, { token: alice.token })).body.replies_count,
+    (await server.get(`/api/v1/accounts/${reply.account.id}`, { token: alice.token })).body.statuses_count,
+  ];
+  const once = await counts();
+  assert.equal(once[0], 1);
+  const again = `${values.mastodon.actor}/statuses/115501000000000005/activity-again`;
+  assert.equal(await deliver("mastodon/create_note_reply_content_warning", { id: again }), 202);
+  assert.deepEqual(await counts(), once);
 });
 
 test("polls from Mastodon and Misskey; votes for alice's poll", async () => {

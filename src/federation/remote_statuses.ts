@@ -13,8 +13,9 @@ import {
   PUBLIC_COLLECTION,
   Question,
 } from "@fedify/fedify/vocab";
+import type { Selectable } from "kysely";
 import type { Db } from "../db/index.ts";
-import type { MediaMeta, MediaType, Visibility } from "../db/schema.ts";
+import type { AccountsTable, MediaMeta, MediaType, Visibility } from "../db/schema.ts";
 import { newId } from "../domain/ids.ts";
 import { isValidHashtag, sanitizeRemoteHtml } from "../domain/text/index.ts";
 import { shape } from "../media/process.ts";
@@ -187,20 +188,32 @@ async function parentOf(rt: Runtime, ctx: Context<Runtime>, uri: string, depth: 
         .executeTakeFirst()) ?? null);
 }
 
-/** The stored author of an object, read again from its server when new or stale; null when it cannot post. */
-async function authorOf(rt: Runtime, ctx: Context<Runtime>, uri: string) {
-  const row = () =>
-    rt.db
-      .selectFrom("accounts")
-      .select(["id", "domain", "followers_url", "suspended_at", "fetched_at"])
-      .where("uri", "=", uri)
-      .executeTakeFirst();
-  let author = await row();
+const AUTHOR_COLUMNS = ["id", "domain", "followers_url", "suspended_at", "fetched_at"] as const;
+type AuthorRow = Pick<Selectable<AccountsTable>, (typeof AUTHOR_COLUMNS)[number]>;
+
+/**
+ * The stored author of an object, read again from its server when new or stale; null when it cannot
+ * post. `read` is its row when the caller has read it already.
+ */
+async function authorOf(rt: Runtime, ctx: Context<Runtime>, uri: string, read?: AuthorRow) {
+  const row = () => rt.db.selectFrom("accounts").select(AUTHOR_COLUMNS).where("uri", "=", uri).executeTakeFirst();
+  let author = read ?? (await row());
   if (!author || !isFresh(author)) {
     if (!(await accountByUri(rt, ctx, uri))) return null;
     author = await row();
   }
   return author && author.domain !== null && !author.suspended_at ? author : null;
+}
+
+/** The stored author of an object with its stored status, if any, in one read; undefined when the author is not stored. */
+async function authorWithStatus(db: Db, authorUri: string, uri: string) {
+  return db
+    .selectFrom("accounts as a")
+    .leftJoin("statuses as s", (join) => join.on("s.uri", "=", uri))
+    .select(AUTHOR_COLUMNS.map((c) => `a.${c}` as const))
+    .select(["s.id as status_id", "s.deleted_at as status_deleted_at"])
+    .where("a.uri", "=", authorUri)
+    .executeTakeFirst();
 }
 
 /** Stores a remote Note or Question; returns its status id (the stored one when it came before). */
@@ -214,11 +227,17 @@ export async function storeStatus(
 ): Promise<string | null> {
   if (!object.id || !object.attributionId) return null;
   const uri = object.id.href;
-  const stored = await statusByUri(rt.db, uri);
+  // The author and the status in one read when the author is known; else the status alone.
+  const known = await authorWithStatus(rt.db, object.attributionId.href, uri);
+  const stored = known
+    ? known.status_id === null
+      ? undefined
+      : { id: known.status_id, deleted_at: known.status_deleted_at }
+    : await statusByUri(rt.db, uri);
   if (stored) return stored.deleted_at ? null : stored.id;
   // An object speaks for an author of its own server only.
   if (object.id.host !== object.attributionId.host) return null;
-  const author = await authorOf(rt, ctx, object.attributionId.href);
+  const author = await authorOf(rt, ctx, object.attributionId.href, known);
   if (!author) return null;
 
   const parent =
