@@ -1,6 +1,8 @@
 // Posting, reading, editing and deleting statuses.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { newId } from "../src/domain/ids.ts";
+import { insertStatus } from "../src/services/statuses/write.ts";
 import { assertEntity } from "./conformance.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
@@ -186,6 +188,44 @@ test("threads: ancestors oldest first, descendants in reading order, counters", 
   );
   assert.equal((await server.get(`/api/v1/statuses/${root.id}`)).body.replies_count, 2);
   assert.equal((await post(alice, { status: "x", in_reply_to_id: "123" })).status, 404);
+});
+
+test("a status whose URI is stored already is not written again, nor counted", async () => {
+  const root = (await post(alice, { status: "root of a race" })).body;
+  const reply = (await post(bob, { status: "first", in_reply_to_id: root.id })).body;
+  const counts = async () => [
+    (await server.get(`/api/v1/statuses/${root.id}`)).body.replies_count,
+    (await server.get(`/api/v1/accounts/${bob.accountId}`)).body.statuses_count,
+  ];
+  const before = await counts();
+  assert.equal(before[0], 1);
+  // What a second job storing the same object at the same moment would write.
+  const again = await server.rt.db.transaction().execute((trx) =>
+    insertStatus(server.rt, trx, {
+      id: newId(),
+      uri: reply.uri,
+      url: null,
+      accountId: bob.accountId,
+      local: true,
+      visibility: "public",
+      text: "second",
+      content: "<p>second</p>",
+      spoilerText: "",
+      sensitive: false,
+      language: null,
+      parent: { id: root.id, account_id: alice.accountId, conversation_id: null },
+      applicationId: null,
+      createdAt: new Date(),
+      editedAt: null,
+      mentioned: [],
+      tags: [],
+      poll: null,
+      media: [],
+      remoteMedia: [],
+    }),
+  );
+  assert.equal(again, null);
+  assert.deepEqual(await counts(), before);
 });
 
 test("a long thread keeps every reply", async () => {

@@ -63,7 +63,7 @@ export async function insertStatus(
   s: ParsedStatus,
 ): Promise<{ afterCommit: () => Promise<void> } | null> {
   const now = new Date();
-  const inserted = await db
+  const insert = db
     .insertInto("statuses")
     .values({
       id: s.id,
@@ -88,27 +88,47 @@ export async function insertStatus(
       deleted_at: null,
     })
     .onConflict((oc) => oc.column("uri").doNothing())
-    .returning("id")
-    .executeTakeFirst();
+    .returning(["id", "account_id", "in_reply_to_id"]);
+  const countAuthor = { statuses_count: sql<number>`statuses_count + 1`, last_status_at: now };
+  const countReply = { replies_count: sql<number>`replies_count + 1` };
+  let inserted: { id: string } | undefined;
+  if (rt.dialect === "postgres") {
+    // One round trip: the counters are written by CTEs that see only a row the insert did make.
+    inserted = await db
+      .with("inserted", () => insert)
+      .with("stats", (q) =>
+        q.insertInto("status_stats").columns(["status_id"]).expression(q.selectFrom("inserted").select("id")),
+      )
+      .with("author", (q) =>
+        q
+          .updateTable("account_stats")
+          .set(countAuthor)
+          .where("account_id", "in", q.selectFrom("inserted").select("account_id")),
+      )
+      .with("parent", (q) =>
+        q
+          .updateTable("status_stats")
+          .set(countReply)
+          .where("status_id", "in", q.selectFrom("inserted").select("in_reply_to_id")),
+      )
+      .selectFrom("inserted")
+      .select("id")
+      .executeTakeFirst();
+  } else {
+    // SQLite has no data-modifying CTEs; its statements run in-process, with no round trip to save.
+    inserted = await insert.executeTakeFirst();
+    if (inserted) {
+      await db.insertInto("status_stats").values({ status_id: s.id }).execute();
+      await db.updateTable("account_stats").set(countAuthor).where("account_id", "=", s.accountId).execute();
+      if (s.parent) await db.updateTable("status_stats").set(countReply).where("status_id", "=", s.parent.id).execute();
+    }
+  }
   if (!inserted) return null;
-  await db.insertInto("status_stats").values({ status_id: s.id }).execute();
   await addMentions(db, s.id, s.mentioned);
   await addTags(db, s.id, s.tags, now);
   if (s.poll) await createPoll(rt, db, s.id, s.accountId, s.poll, s.local);
   if (s.media.length > 0) await setStatusMedia(db, s.id, s.media, now);
   await addRemoteMedia(db, s, now);
-  await db
-    .updateTable("account_stats")
-    .set({ statuses_count: sql`statuses_count + 1`, last_status_at: now })
-    .where("account_id", "=", s.accountId)
-    .execute();
-  if (s.parent) {
-    await db
-      .updateTable("status_stats")
-      .set({ replies_count: sql`replies_count + 1` })
-      .where("status_id", "=", s.parent.id)
-      .execute();
-  }
   const afterCommit = await statusPosted(rt, db, {
     id: s.id,
     accountId: s.accountId,
