@@ -85,6 +85,8 @@ export class PreparingClient extends pg.Client {
     if (typeof config === "string" && Array.isArray(values) && values.length > 0 && !config.startsWith(PLAN_EACH_RUN)) {
       return super.query({ name: statementName(config), text: config, values: values.map(idList) }, callback);
     }
-    return super.query(typeof config === "string" ? beginStatement(config) : config, values, callback);
+    const result: unknown = super.query(typeof config === "string" ? beginStatement(config) : config, values, callback);
+    // A statement list answers with each statement's result: Kysely reads the last one's rows.
+    return result instanceof Promise ? result.then((r) => (Array.isArray(r) ? r.at(-1) : r)) : result;
   }
 }

@@ -68,6 +68,14 @@ function backoffMs(attempts: number): number {
  */
 const workingHere = new Set<string>();
 
+interface ClaimedJob {
+  id: string;
+  type: string;
+  payload: unknown;
+  attempts: number;
+  max_attempts: number;
+}
+
 const DIGITS = /^\d+$/;
 
 /** Jobs one process works at a time. */
@@ -244,7 +252,8 @@ export class Queue {
     if (this.#timer) clearTimeout(this.#timer);
     if (this.#reconnectTimer) clearTimeout(this.#reconnectTimer);
     this.#reconnectTimer = null;
-    await Promise.allSettled(this.#running.values());
+    // A job that ends may have claimed the next before the stop: wait for those too.
+    while (this.#running.size > 0) await Promise.allSettled(this.#running.values());
     this.#stopHeartbeat();
     workingHere.delete(this.holder);
     const listener = this.#listener;
@@ -339,15 +348,7 @@ export class Queue {
       while (!this.#stopped && this.#running.size < this.#concurrency) {
         const jobs = await this.#claim(this.#concurrency - this.#running.size);
         if (jobs.length === 0) break;
-        for (const job of jobs) {
-          const run = this.#run(job).finally(() => {
-            this.#running.delete(job.id);
-            if (this.#running.size === 0) this.#stopHeartbeat();
-            this.wake();
-            this.#notifyIdle();
-          });
-          this.#running.set(job.id, run);
-        }
+        for (const job of jobs) this.#start(job);
         this.#startHeartbeat();
       }
     } catch (error) {
@@ -360,6 +361,16 @@ export class Queue {
     const full = this.#running.size >= this.#concurrency;
     if (!this.#stopped && !full) await this.#sleepUntilNextDue(wakes);
     this.#notifyIdle();
+  }
+
+  #start(job: ClaimedJob): void {
+    const run = this.#run(job).finally(() => {
+      this.#running.delete(job.id);
+      if (this.#running.size === 0) this.#stopHeartbeat();
+      this.wake();
+      this.#notifyIdle();
+    });
+    this.#running.set(job.id, run);
   }
 
   #notifyIdle(): void {
@@ -418,36 +429,60 @@ export class Queue {
     this.#timer.unref();
   }
 
-  async #claim(limit: number) {
+  /** The claim of up to `limit` due jobs; `values` writes its values into the statement (see #finish). */
+  #claimStatement(limit: number, values = false, except?: string) {
     const now = new Date();
-    const due = this.#db
+    const v = <T extends string | number | Date>(value: T) => (values ? sql.lit(value) : value);
+    let due = this.#db
       .selectFrom("jobs")
       .select("id")
       .where("failed_at", "is", null)
-      .where("run_at", "<=", now)
-      .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", now)]))
+      .where("run_at", "<=", v(now))
+      .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", v(now))]))
       .orderBy("run_at")
       .orderBy("id")
-      .limit(limit);
+      .limit(v(limit));
+    if (except !== undefined) due = due.where("id", "<>", v(except));
     return this.#db
       .updateTable("jobs")
       .set((eb) => ({
-        locked_until: new Date(now.getTime() + LEASE_MS),
-        locked_by: this.holder,
-        attempts: eb("attempts", "+", 1),
+        locked_until: v(new Date(now.getTime() + LEASE_MS)),
+        locked_by: v(this.holder),
+        attempts: eb("attempts", "+", v(1)),
       }))
       .where("id", "in", this.#dialect === "postgres" ? due.forUpdate().skipLocked() : due)
-      .returningAll()
-      .execute();
+      .returningAll();
   }
 
-  async #run(job: { id: string; type: string; payload: unknown; attempts: number; max_attempts: number }) {
+  #claim(limit: number): Promise<ClaimedJob[]> {
+    return this.#claimStatement(limit).execute();
+  }
+
+  /**
+   * PostgreSQL: ends a job that succeeded in one round trip, relaxed as its work was (a statement
+   * list runs as one transaction): the writes its work left for its end, its deletion, and the claim
+   * of the next due job to take its slot (a statement saved per job under load). Returns that job.
+   */
+  async #finish(id: string, atEnd: string[]): Promise<ClaimedJob[]> {
+    if (!DIGITS.test(id)) throw new Error(`Job id ${id} is not a number`);
+    const statements = ["set local synchronous_commit = off", ...atEnd];
+    const next = !this.#stopped && this.#running.size <= this.#concurrency;
+    if (next) {
+      const claim = this.#claimStatement(1, true, id).compile();
+      statements.push(`with done as (delete from jobs where id = ${id}) ${claim.sql}`);
+    } else {
+      statements.push(`delete from jobs where id = ${id}`);
+    }
+    const result = await sql.raw<ClaimedJob>(statements.join("; ")).execute(this.#db);
+    return next ? result.rows : [];
+  }
+
+  async #run(job: ClaimedJob) {
     try {
       if (this.#dialect === "postgres") {
-        await withRelaxedCommits(() => this.#dispatch!(job.type, job.payload, { id: job.id }));
-        // Relaxed too, in the same round trip (a statement list runs as one transaction). Ids are digits.
-        if (!DIGITS.test(job.id)) throw new Error(`Job id ${job.id} is not a number`);
-        await sql.raw(`set local synchronous_commit = off; delete from jobs where id = ${job.id}`).execute(this.#db);
+        const atEnd: string[] = [];
+        await withRelaxedCommits(() => this.#dispatch!(job.type, job.payload, { id: job.id }), atEnd);
+        for (const next of await this.#finish(job.id, atEnd)) this.#start(next);
       } else {
         await this.#dispatch!(job.type, job.payload, { id: job.id });
         await this.#db.deleteFrom("jobs").where("id", "=", job.id).execute();
