@@ -5,6 +5,7 @@ import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from "@fedif
 import { CryptographicKey } from "@fedify/fedify/vocab";
 import { sql } from "kysely";
 import type { Db } from "../db/index.ts";
+import { writeAtJobEnd } from "../db/relaxed_commits.ts";
 
 const PREFIX = "fedify";
 /** A separator that does not occur in URLs or Fedify's key parts. */
@@ -30,6 +31,12 @@ function expiry(options?: KvStoreSetOptions): Date | null {
  * the first reading are the ones every later reader would have passed.
  */
 const KEY_PREFIX = `${encode(["_fedify", "publicKey"])}${SEP}`;
+/**
+ * Fedify records each inbox activity it has run, from the job that ran it, last thing before the
+ * job ends: that record is written in the round trip that ends the job (writeAtJobEnd), so that it
+ * costs no round trip of its own and commits with the job's end. Nothing reads it in the meantime.
+ */
+const DONE_PREFIX = `${encode(["_fedify", "activityIdempotence"])}${SEP}`;
 const MAX_KEPT_KEYS = 10_000;
 
 /** Each kept key object, with what CryptographicKey.fromJsonLd made of it once asked. */
@@ -79,11 +86,21 @@ export function databaseKvStore(db: Db): KvStore {
       const text = encode(key);
       const row = { value: JSON.stringify(value), expires_at: expiry(options) };
       if (text.startsWith(KEY_PREFIX)) keep(text, JSON.parse(row.value), row.expires_at);
-      await db
-        .insertInto("kv")
-        .values({ key: text, ...row })
-        .onConflict((oc) => oc.column("key").doUpdateSet(row))
-        .execute();
+      // `literal`: its values written in the statement, for the end of a job.
+      const upsert = (literal: boolean) => {
+        const v = <T extends string | Date | null>(value: T) => (literal ? sql.lit(value) : value);
+        return db
+          .insertInto("kv")
+          .values({ key: v(text), value: v(row.value), expires_at: v(row.expires_at) })
+          .onConflict((oc) =>
+            oc.column("key").doUpdateSet((eb) => ({
+              value: eb.ref("excluded.value"),
+              expires_at: eb.ref("excluded.expires_at"),
+            })),
+          );
+      };
+      if (text.startsWith(DONE_PREFIX) && writeAtJobEnd(() => upsert(true).compile())) return;
+      await upsert(false).execute();
     },
     async delete(key) {
       keys.delete(encode(key));
