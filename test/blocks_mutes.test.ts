@@ -165,6 +165,32 @@ test("an expired mute counts as no mute", async () => {
   );
 });
 
+test("a mute that has run out lets the author's posts into home feeds again", async () => {
+  const alice = await user("alice");
+  const bob = await user("bob");
+  await act(alice, "follow", bob.accountId);
+  await act(alice, "mute", bob.accountId, { duration: 60 });
+  const reachesHome = async (status: string) => {
+    const posted = await server.post("/api/v1/statuses", { token: bob.token, json: { status } });
+    await server.settle();
+    const entry = await server.rt.db
+      .selectFrom("feed_entries")
+      .select("status_id")
+      .where("feed_id", "=", alice.accountId)
+      .where("status_id", "=", posted.body.id)
+      .executeTakeFirst();
+    return entry !== undefined;
+  };
+  assert.equal(await reachesHome("while muted"), false);
+  // Ends now: the fan-out of the next post compares it with that post's time, not an earlier one.
+  await server.rt.db
+    .updateTable("mutes")
+    .set({ expires_at: new Date() })
+    .where("account_id", "=", alice.accountId)
+    .execute();
+  assert.equal(await reachesHome("after the mute"), true);
+});
+
 test("blocking a domain hides its accounts and cuts the ties with them", async () => {
   const alice = await user("alice");
   const far = await remoteAccount(server, "far", "blocked.example");

@@ -4,6 +4,7 @@
 // feeds took the status (`feed.inserted`), so that open streams show exactly what the feeds hold.
 import { sql } from "kysely";
 import type { Db, Dialect } from "../../db/index.ts";
+import { prepared } from "../../db/prepared.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { homeRule, listRule, notAlreadyBoosted, tagFollowerRule } from "./rules.ts";
@@ -169,35 +170,16 @@ async function fanOutStep(
 
   // Local followers, a chunk at a time, in follow id order; the subscribers by the same statement.
   const cursor = after ?? "0";
-  const { edge, subscribed } = await db
-    .selectNoFrom((eb) => [
-      eb
-        .selectFrom("follows")
-        .select("id")
-        .where("target_account_id", "=", status.account_id)
-        .where("id", ">", cursor)
-        .orderBy("id")
-        .limit(1)
-        .offset(FANOUT_CHUNK - 1)
-        .as("edge"),
-      (askSubscribers ? subscribersExist(rt.dialect, status.account_id) : sql.lit(false)).as("subscribed"),
-    ])
-    .executeTakeFirstOrThrow();
+  const [{ edge, subscribed }] = await chunkEdge(
+    db,
+    { dialect: rt.dialect, askSubscribers },
+    status.account_id,
+    cursor,
+  );
   // The first step fills the lists the author is in by the same statement.
-  const added = await sql<Added>`
-    insert into feed_entries ${ENTRY_COLUMNS}
-    select f.account_id, s.id, s.account_id, s.reblog_of_id, orig.account_id
-    from statuses s
-    join follows f on f.target_account_id = s.account_id
-    join users u on u.account_id = f.account_id
-    left join statuses orig on orig.id = s.reblog_of_id
-    where s.id = ${statusId} and f.id > ${cursor} ${edge ? sql`and f.id <= ${edge}` : sql``}
-      and ${homeRule(rt.dialect, sql.ref("f.account_id"))}
-      and ${notAlreadyBoosted(sql.ref("f.account_id"))}
-    ${after === undefined ? sql`union all ${listEntries(statusId)}` : sql``}
-    on conflict do nothing
-    returning feed_id`.execute(db);
-  const published: Published = [[...first, ...added.rows.map((r) => r.feed_id)]];
+  const shape = { dialect: rt.dialect, bounded: edge !== null, first: after === undefined };
+  const added = await chunkInsert(db, shape, statusId, cursor, edge, new Date());
+  const published: Published = [[...first, ...added.map((r) => r.feed_id)]];
   if (after === undefined) {
     // After the followers' feeds, whose streams wait for the post most.
     published.push("published");
@@ -209,8 +191,48 @@ async function fanOutStep(
   return { published, subscribed: Boolean(subscribed) };
 }
 
+/** The end of the chunk of followers past `cursor` (null for the last chunk), and whether any follower asked to hear of every post. */
+const chunkEdge = prepared((db, s: { dialect: Dialect; askSubscribers: boolean }, accountId: string, cursor: string) =>
+  db.selectNoFrom((eb) => [
+    eb
+      .selectFrom("follows")
+      .select("id")
+      .where("target_account_id", "=", accountId)
+      .where("id", ">", cursor)
+      .orderBy("id")
+      .limit(1)
+      .offset(FANOUT_CHUNK - 1)
+      .as("edge"),
+    (s.askSubscribers ? subscribersExist(s.dialect, accountId) : sql.lit(false)).as("subscribed"),
+  ]),
+);
+
+/** Puts the status in the home feeds of the chunk's followers (and, in the first, the lists it belongs in). */
+const chunkInsert = prepared(
+  (
+    _db,
+    s: { dialect: Dialect; bounded: boolean; first: boolean },
+    statusId: string,
+    cursor: string,
+    edge: string | null,
+    now: Date,
+  ) => sql<Added>`
+    insert into feed_entries ${ENTRY_COLUMNS}
+    select f.account_id, s.id, s.account_id, s.reblog_of_id, orig.account_id
+    from statuses s
+    join follows f on f.target_account_id = s.account_id
+    join users u on u.account_id = f.account_id
+    left join statuses orig on orig.id = s.reblog_of_id
+    where s.id = ${statusId} and f.id > ${cursor} ${s.bounded ? sql`and f.id <= ${edge}` : sql``}
+      and ${homeRule(s.dialect, sql.ref("f.account_id"), now)}
+      and ${notAlreadyBoosted(sql.ref("f.account_id"))}
+    ${s.first ? sql`union all ${listEntries(statusId, now)}` : sql``}
+    on conflict do nothing
+    returning feed_id`,
+);
+
 /** The entries of the lists the author is in (list ids and account ids never meet: both are unique ids). */
-function listEntries(statusId: string) {
+function listEntries(statusId: string, now: Date) {
   return sql`
     select l.id, s.id, s.account_id, s.reblog_of_id, orig.account_id
     from statuses s
@@ -218,7 +240,7 @@ function listEntries(statusId: string) {
     join lists l on l.id = la.list_id
     left join statuses orig on orig.id = s.reblog_of_id
     where s.id = ${statusId}
-      and ${listRule(sql.ref("l.account_id"), sql.ref("l.id"))}
+      and ${listRule(sql.ref("l.account_id"), sql.ref("l.id"), now)}
       and ${notAlreadyBoosted(sql.ref("l.id"))}`;
 }
 

@@ -1,7 +1,8 @@
 // What belongs in a home or list feed, as one SQL condition. The same condition fills feeds when a
 // status is posted (for many owners at once), rebuilds a feed, and reads past a trimmed feed's end,
 // so all three agree. In it, `s` is the status, `orig` the boosted status (LEFT JOINed), `f` the
-// owner's follow of the author (home), and the owner's id is the `owner` expression.
+// owner's follow of the author (home), and the owner's id is the `owner` expression. `now`, the time
+// timed mutes are compared with, is the current one unless given (a prepared statement gives it).
 import { type RawBuilder, sql } from "kysely";
 import type { Dialect } from "../../db/index.ts";
 import { notMuted, visibleTo } from "../visibility/sql.ts";
@@ -18,15 +19,15 @@ function jsonArrayHas(dialect: Dialect, column: string, value: RawBuilder<unknow
  * says, wants its author (and the boosted author) in feeds, and a boost shows only of a public or
  * unlisted status by someone else.
  */
-function shared(owner: RawBuilder<unknown>) {
+function shared(owner: RawBuilder<unknown>, now?: Date) {
   return sql`
     ${visibleTo(owner, "s")}
     and s.visibility in ('public', 'unlisted', 'private')
-    and ${notMuted(owner, sql.ref("s.account_id"))}
+    and ${notMuted(owner, sql.ref("s.account_id"), now)}
     and (s.reblog_of_id is null or (
       orig.visibility in ('public', 'unlisted')
       and orig.account_id <> ${owner}
-      and ${notMuted(owner, sql.ref("orig.account_id"))}
+      and ${notMuted(owner, sql.ref("orig.account_id"), now)}
     ))`;
 }
 
@@ -36,9 +37,9 @@ function shared(owner: RawBuilder<unknown>) {
  * author's boosts, the language is one the owner follows the author in, and the author is not in
  * one of the owner's exclusive lists.
  */
-export function homeRule(dialect: Dialect, owner: RawBuilder<unknown>) {
+export function homeRule(dialect: Dialect, owner: RawBuilder<unknown>, now?: Date) {
   return sql<boolean>`(
-    ${shared(owner)}
+    ${shared(owner, now)}
     and (s.in_reply_to_account_id is null or s.in_reply_to_account_id = s.account_id
          or s.in_reply_to_account_id = ${owner}
          or exists (select 1 from follows r where r.account_id = ${owner} and r.target_account_id = s.in_reply_to_account_id))
@@ -55,9 +56,9 @@ export function homeRule(dialect: Dialect, owner: RawBuilder<unknown>) {
  * out: `none` shows no replies to others, `list` replies to members, `followed` replies to accounts
  * the owner follows. Replies to the owner always show.
  */
-export function listRule(owner: RawBuilder<unknown>, listId: RawBuilder<unknown>) {
+export function listRule(owner: RawBuilder<unknown>, listId: RawBuilder<unknown>, now?: Date) {
   return sql<boolean>`(
-    ${shared(owner)}
+    ${shared(owner, now)}
     and (s.in_reply_to_account_id is null or s.in_reply_to_account_id = s.account_id
          or s.in_reply_to_account_id = ${owner}
          or exists (select 1 from lists lp where lp.id = ${listId} and (
@@ -73,6 +74,6 @@ export function notAlreadyBoosted(feed: RawBuilder<unknown>) {
 }
 
 /** A public status with a hashtag the owner follows belongs in the owner's home feed. */
-export function tagFollowerRule(owner: RawBuilder<unknown>) {
-  return sql<boolean>`(${shared(owner)} and s.visibility = 'public')`;
+export function tagFollowerRule(owner: RawBuilder<unknown>, now?: Date) {
+  return sql<boolean>`(${shared(owner, now)} and s.visibility = 'public')`;
 }

@@ -114,9 +114,9 @@ export function visibleStatusId(viewer: Expr | null, statusId: Expr) {
  * The viewer does not mute `account` (a timed mute counts until it ends). This is not visibility: a
  * muted account's statuses still open; feeds and notifications leave them out.
  */
-export function notMuted(viewer: Expr, account: Expr) {
+export function notMuted(viewer: Expr, account: Expr, now?: Date) {
   return sql<boolean>`not exists (select 1 from mutes vmu where vmu.account_id = ${viewer} and vmu.target_account_id = ${account}
-    and ${unexpired("vmu.expires_at")})`;
+    and ${unexpired("vmu.expires_at", now)})`;
 }
 
 /** The viewer as an expression: their id as a bound value, or null for an anonymous reader. */
