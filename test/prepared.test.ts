@@ -14,26 +14,26 @@ after(() => server.close());
 
 test("a prepared statement runs with the values of each run, in the shape asked for", async () => {
   const db = server.rt.db;
-  const pick = prepared((d, s: { doubled: boolean }, n: number, word: string) =>
+  const pick = prepared((d, s: { doubled: boolean }, v: { n: number; word: string }) =>
     d.selectNoFrom([
-      (s.doubled ? sql<number>`${n} * 2` : sql<number>`${n} + 0`).as("n"),
-      sql<string>`${word}`.as("word"),
+      (s.doubled ? sql<number>`${v.n} * 2` : sql<number>`${v.n} + 0`).as("n"),
+      sql<string>`${v.word}`.as("word"),
     ]),
   );
   assert.deepEqual(
-    (await pick(db, { doubled: false }, 3, "a")).map((r) => [Number(r.n), r.word]),
+    (await pick(db, { doubled: false }, { n: 3, word: "a" })).map((r) => [Number(r.n), r.word]),
     [[3, "a"]],
   );
   assert.deepEqual(
-    (await pick(db, { doubled: false }, 5, "b")).map((r) => [Number(r.n), r.word]),
+    (await pick(db, { doubled: false }, { n: 5, word: "b" })).map((r) => [Number(r.n), r.word]),
     [[5, "b"]],
   );
   assert.deepEqual(
-    (await pick(db, { doubled: true }, 5, "c")).map((r) => [Number(r.n), r.word]),
+    (await pick(db, { doubled: true }, { n: 5, word: "c" })).map((r) => [Number(r.n), r.word]),
     [[10, "c"]],
   );
   // In a transaction too.
-  const inside = await db.transaction().execute((trx) => pick(trx, { doubled: true }, 7, "d"));
+  const inside = await db.transaction().execute((trx) => pick(trx, { doubled: true }, { n: 7, word: "d" }));
   assert.deepEqual(
     inside.map((r) => [Number(r.n), r.word]),
     [[14, "d"]],
@@ -41,6 +41,6 @@ test("a prepared statement runs with the values of each run, in the shape asked 
 });
 
 test("a prepared statement that binds a date of its own is refused", async () => {
-  const stale = prepared((d, _s: null) => d.selectNoFrom(sql<Date>`${new Date()}`.as("at")));
-  await assert.rejects(stale(server.rt.db, null), /binds no value of its own but constants/);
+  const stale = prepared((d, _s: null, _v: Record<string, never>) => d.selectNoFrom(sql<Date>`${new Date()}`.as("at")));
+  await assert.rejects(stale(server.rt.db, null, {}), /binds no value of its own but constants/);
 });

@@ -1,29 +1,29 @@
 // Statements built and compiled once. Kysely builds a statement's tree and compiles it to SQL on
-// every run; for the larger statements of hot paths (the fan-out's, once per stored status) that
-// took longer than running them. Written here because Kysely has no such cache of its own.
+// every run; for the statements of hot paths (the inbox's and the queue's, run for every activity)
+// that took as long as a round trip. Written here because Kysely has no such cache of its own.
 import { CompiledQuery } from "kysely";
 import type { Db } from "./index.ts";
 
 /** Stands, in the statement as built, for a value given when it runs. */
 class Slot {
-  readonly index: number;
-  constructor(index: number) {
-    this.index = index;
+  readonly name: string;
+  constructor(name: string) {
+    this.name = name;
   }
 }
 
 /**
- * A statement whose SQL is made once per database and shape, its values given on each run.
+ * A statement whose SQL is made once per database and shape, its values given by name on each run.
  * `build` gets the shape (what changes the SQL; compared by its JSON) and, for the values, slots
  * that it may only place in the statement as values, never look at. A value it binds itself must
  * be a constant: a date would keep the time of the first run.
  */
-export function prepared<Shape, Values extends unknown[], Row>(
+export function prepared<Shape, Values extends Record<string, unknown>, Row>(
   // A query builder or a `sql` template: both compile with the database given.
-  build: (db: Db, shape: Shape, ...values: Values) => { compile(db: Db): CompiledQuery<Row> },
-): (db: Db, shape: Shape, ...values: Values) => Promise<Row[]> {
+  build: (db: Db, shape: Shape, values: Values) => { compile(db: Db): CompiledQuery<Row> },
+): (db: Db, shape: Shape, values: Values) => Promise<Row[]> {
   const made = new WeakMap<object, Map<string, CompiledQuery<Row>>>();
-  return async (db, shape, ...values) => {
+  return async (db, shape, values) => {
     // A transaction's executor shares its database's adapter, and so the compiled statements.
     const adapter = db.getExecutor().adapter;
     let byShape = made.get(adapter);
@@ -34,15 +34,15 @@ export function prepared<Shape, Values extends unknown[], Row>(
     const key = JSON.stringify(shape);
     let compiled = byShape.get(key);
     if (!compiled) {
-      const slots = values.map((_, i) => new Slot(i)) as Values;
-      compiled = build(db, shape, ...slots).compile(db);
+      const slots = Object.fromEntries(Object.keys(values).map((name) => [name, new Slot(name)])) as Values;
+      compiled = build(db, shape, slots).compile(db);
       for (const p of compiled.parameters) {
         if (!(p instanceof Slot) && typeof p === "object" && p !== null)
           throw new Error("A prepared statement binds no value of its own but constants");
       }
       byShape.set(key, compiled);
     }
-    const parameters = compiled.parameters.map((p) => (p instanceof Slot ? values[p.index] : p));
+    const parameters = compiled.parameters.map((p) => (p instanceof Slot ? values[p.name] : p));
     return (await db.executeQuery(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<Row>)).rows;
   };
 }

@@ -173,12 +173,11 @@ async function fanOutStep(
   const [{ edge, subscribed }] = await chunkEdge(
     db,
     { dialect: rt.dialect, askSubscribers },
-    status.account_id,
-    cursor,
+    { accountId: status.account_id, cursor },
   );
   // The first step fills the lists the author is in by the same statement.
   const shape = { dialect: rt.dialect, bounded: edge !== null, first: after === undefined };
-  const added = await chunkInsert(db, shape, statusId, cursor, edge, new Date());
+  const added = await chunkInsert(db, shape, { statusId, cursor, edge, now: new Date() });
   const published: Published = [[...first, ...added.map((r) => r.feed_id)]];
   if (after === undefined) {
     // After the followers' feeds, whose streams wait for the post most.
@@ -192,19 +191,20 @@ async function fanOutStep(
 }
 
 /** The end of the chunk of followers past `cursor` (null for the last chunk), and whether any follower asked to hear of every post. */
-const chunkEdge = prepared((db, s: { dialect: Dialect; askSubscribers: boolean }, accountId: string, cursor: string) =>
-  db.selectNoFrom((eb) => [
-    eb
-      .selectFrom("follows")
-      .select("id")
-      .where("target_account_id", "=", accountId)
-      .where("id", ">", cursor)
-      .orderBy("id")
-      .limit(1)
-      .offset(FANOUT_CHUNK - 1)
-      .as("edge"),
-    (s.askSubscribers ? subscribersExist(s.dialect, accountId) : sql.lit(false)).as("subscribed"),
-  ]),
+const chunkEdge = prepared(
+  (db, s: { dialect: Dialect; askSubscribers: boolean }, v: { accountId: string; cursor: string }) =>
+    db.selectNoFrom((eb) => [
+      eb
+        .selectFrom("follows")
+        .select("id")
+        .where("target_account_id", "=", v.accountId)
+        .where("id", ">", v.cursor)
+        .orderBy("id")
+        .limit(1)
+        .offset(FANOUT_CHUNK - 1)
+        .as("edge"),
+      (s.askSubscribers ? subscribersExist(s.dialect, v.accountId) : sql.lit(false)).as("subscribed"),
+    ]),
 );
 
 /** Puts the status in the home feeds of the chunk's followers (and, in the first, the lists it belongs in). */
@@ -212,10 +212,7 @@ const chunkInsert = prepared(
   (
     _db,
     s: { dialect: Dialect; bounded: boolean; first: boolean },
-    statusId: string,
-    cursor: string,
-    edge: string | null,
-    now: Date,
+    v: { statusId: string; cursor: string; edge: string | null; now: Date },
   ) => sql<Added>`
     insert into feed_entries ${ENTRY_COLUMNS}
     select f.account_id, s.id, s.account_id, s.reblog_of_id, orig.account_id
@@ -223,10 +220,10 @@ const chunkInsert = prepared(
     join follows f on f.target_account_id = s.account_id
     join users u on u.account_id = f.account_id
     left join statuses orig on orig.id = s.reblog_of_id
-    where s.id = ${statusId} and f.id > ${cursor} ${s.bounded ? sql`and f.id <= ${edge}` : sql``}
-      and ${homeRule(s.dialect, sql.ref("f.account_id"), now)}
+    where s.id = ${v.statusId} and f.id > ${v.cursor} ${s.bounded ? sql`and f.id <= ${v.edge}` : sql``}
+      and ${homeRule(s.dialect, sql.ref("f.account_id"), v.now)}
       and ${notAlreadyBoosted(sql.ref("f.account_id"))}
-    ${s.first ? sql`union all ${listEntries(statusId, now)}` : sql``}
+    ${s.first ? sql`union all ${listEntries(v.statusId, v.now)}` : sql``}
     on conflict do nothing
     returning feed_id`,
 );
