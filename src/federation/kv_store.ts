@@ -3,8 +3,9 @@
 // PostgreSQL. Keys are kept under a "fedify" prefix, apart from Rookery's own entries.
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from "@fedify/fedify";
 import { CryptographicKey } from "@fedify/fedify/vocab";
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/index.ts";
+import { prepared } from "../db/prepared.ts";
 import { writeAtJobEnd } from "../db/relaxed_commits.ts";
 
 const PREFIX = "fedify";
@@ -62,6 +63,28 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+type KvRow = { key: string; value: string; expires_at: Date | null };
+
+/** An entry set: with its values as given (bound), or written in the statement (for a job's end). */
+function writeKv(db: Db, v: { [K in keyof KvRow]: KvRow[K] | RawBuilder<KvRow[K]> }) {
+  return db
+    .insertInto("kv")
+    .values(v)
+    .onConflict((oc) =>
+      oc
+        .column("key")
+        .doUpdateSet((eb) => ({ value: eb.ref("excluded.value"), expires_at: eb.ref("excluded.expires_at") })),
+    );
+}
+
+const literally = (v: KvRow) => ({ key: sql.lit(v.key), value: sql.lit(v.value), expires_at: sql.lit(v.expires_at) });
+
+// Read and written for nearly every inbox activity: compiled once.
+const writeKvPrepared = prepared((db, _: null, v: KvRow) => writeKv(db, v));
+const readKv = prepared((db, _: null, v: { key: string }) =>
+  db.selectFrom("kv").select(["value", "expires_at"]).where("key", "=", v.key),
+);
+
 export function databaseKvStore(db: Db): KvStore {
   const keys = new Map<string, { value: unknown; expiresAt: Date | null }>();
   /** Keeps a key's value, an object no one else holds: frozen, as every reader now gets this one. */
@@ -77,7 +100,7 @@ export function databaseKvStore(db: Db): KvStore {
       const text = encode(key);
       const kept = keys.get(text);
       if (kept && (!kept.expiresAt || kept.expiresAt > new Date())) return kept.value as T;
-      const row = await db.selectFrom("kv").select(["value", "expires_at"]).where("key", "=", text).executeTakeFirst();
+      const [row] = await readKv(db, null, { key: text });
       if (!row || (row.expires_at && row.expires_at <= new Date())) return undefined;
       if (text.startsWith(KEY_PREFIX)) keep(text, row.value, row.expires_at);
       return row.value as T;
@@ -86,21 +109,9 @@ export function databaseKvStore(db: Db): KvStore {
       const text = encode(key);
       const row = { value: JSON.stringify(value), expires_at: expiry(options) };
       if (text.startsWith(KEY_PREFIX)) keep(text, JSON.parse(row.value), row.expires_at);
-      // `literal`: its values written in the statement, for the end of a job.
-      const upsert = (literal: boolean) => {
-        const v = <T extends string | Date | null>(value: T) => (literal ? sql.lit(value) : value);
-        return db
-          .insertInto("kv")
-          .values({ key: v(text), value: v(row.value), expires_at: v(row.expires_at) })
-          .onConflict((oc) =>
-            oc.column("key").doUpdateSet((eb) => ({
-              value: eb.ref("excluded.value"),
-              expires_at: eb.ref("excluded.expires_at"),
-            })),
-          );
-      };
-      if (text.startsWith(DONE_PREFIX) && writeAtJobEnd(() => upsert(true).compile())) return;
-      await upsert(false).execute();
+      const values = { key: text, ...row };
+      if (text.startsWith(DONE_PREFIX) && writeAtJobEnd(() => writeKv(db, literally(values)).compile())) return;
+      await writeKvPrepared(db, null, values);
     },
     async delete(key) {
       keys.delete(encode(key));

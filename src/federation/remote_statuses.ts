@@ -15,6 +15,7 @@ import {
 } from "@fedify/fedify/vocab";
 import type { Selectable } from "kysely";
 import type { Db } from "../db/index.ts";
+import { prepared } from "../db/prepared.ts";
 import type { AccountsTable, MediaMeta, MediaType, Visibility } from "../db/schema.ts";
 import { newId } from "../domain/ids.ts";
 import { isValidHashtag, sanitizeRemoteHtml } from "../domain/text/index.ts";
@@ -205,16 +206,15 @@ async function authorOf(rt: Runtime, ctx: Context<Runtime>, uri: string, read?: 
   return author && author.domain !== null && !author.suspended_at ? author : null;
 }
 
-/** The stored author of an object with its stored status, if any, in one read; undefined when the author is not stored. */
-async function authorWithStatus(db: Db, authorUri: string, uri: string) {
-  return db
+/** The stored author of an object with its stored status, if any, in one read (no row when the author is not stored). */
+const authorWithStatus = prepared((db, _: null, v: { authorUri: string; uri: string }) =>
+  db
     .selectFrom("accounts as a")
-    .leftJoin("statuses as s", (join) => join.on("s.uri", "=", uri))
+    .leftJoin("statuses as s", (join) => join.on("s.uri", "=", v.uri))
     .select(AUTHOR_COLUMNS.map((c) => `a.${c}` as const))
     .select(["s.id as status_id", "s.deleted_at as status_deleted_at"])
-    .where("a.uri", "=", authorUri)
-    .executeTakeFirst();
-}
+    .where("a.uri", "=", v.authorUri),
+);
 
 /** Stores a remote Note or Question; returns its status id (the stored one when it came before). */
 export async function storeStatus(
@@ -228,7 +228,7 @@ export async function storeStatus(
   if (!object.id || !object.attributionId) return null;
   const uri = object.id.href;
   // The author and the status in one read when the author is known; else the status alone.
-  const known = await authorWithStatus(rt.db, object.attributionId.href, uri);
+  const [known] = await authorWithStatus(rt.db, null, { authorUri: object.attributionId.href, uri });
   const stored = known
     ? known.status_id === null
       ? undefined

@@ -11,6 +11,7 @@ import { hostname } from "node:os";
 import { sql } from "kysely";
 import type pg from "pg";
 import { applicationName, type Db, type Dialect } from "../db/index.ts";
+import { prepared } from "../db/prepared.ts";
 import { withRelaxedCommits } from "../db/relaxed_commits.ts";
 import { newId } from "../domain/ids.ts";
 import { logger } from "../log.ts";
@@ -67,6 +68,15 @@ function backoffMs(attempts: number): number {
  * for those of a process that is gone.
  */
 const workingHere = new Set<string>();
+
+/** A new job: made for nearly every change, so compiled once. */
+const insertJob = prepared(
+  (
+    db,
+    _: null,
+    v: { id: string; type: string; payload: string; run_at: Date; max_attempts: number; created_at: Date },
+  ) => db.insertInto("jobs").values({ ...v, locked_until: null, locked_by: null, last_error: null, failed_at: null }),
+);
 
 interface ClaimedJob {
   id: string;
@@ -139,21 +149,14 @@ export class Queue {
         .executeTakeFirst();
       if (waiting) return waiting.id;
     }
-    await db
-      .insertInto("jobs")
-      .values({
-        id,
-        type,
-        payload: json,
-        run_at: options.runAt ?? now,
-        max_attempts: options.maxAttempts ?? 8,
-        locked_until: null,
-        locked_by: null,
-        last_error: null,
-        failed_at: null,
-        created_at: now,
-      })
-      .execute();
+    await insertJob(db, null, {
+      id,
+      type,
+      payload: json,
+      run_at: options.runAt ?? now,
+      max_attempts: options.maxAttempts ?? 8,
+      created_at: now,
+    });
     // On PostgreSQL, the insert's trigger notifies every listening process (migration 0019).
     if (this.#dialect === "sqlite") {
       // A claim issued now, here or in another thread, waits for the enclosing transaction to commit:

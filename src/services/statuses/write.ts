@@ -3,8 +3,9 @@
 // and statuses of other servers (federation/remote_statuses.ts) come here already parsed, and are
 // written in their caller's transaction: the row and its counters, mentions, hashtags, poll, media,
 // the search index, and the jobs that follow (fan-out, notifications).
-import { type Selectable, sql } from "kysely";
-import type { Db } from "../../db/index.ts";
+import { type Insertable, type Selectable, sql } from "kysely";
+import type { Db, Dialect } from "../../db/index.ts";
+import { prepared } from "../../db/prepared.ts";
 import type { EditedMedia, MediaMeta, MediaType, StatusesTable, Visibility } from "../../db/schema.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -52,6 +53,45 @@ export interface ParsedStatus {
   remoteMedia: RemoteMedia[];
 }
 
+const countAuthor = (now: Date) => ({ statuses_count: sql<number>`statuses_count + 1`, last_status_at: now });
+const countReply = { replies_count: sql<number>`replies_count + 1` };
+
+/**
+ * A new status's row, unless one with its URI is stored; its id when it was inserted. On PostgreSQL,
+ * in the same round trip, its counters: CTEs that see only a row the insert did make. Made for
+ * every status stored, so compiled once.
+ */
+const insertStatusRow = prepared<Dialect, Insertable<StatusesTable>, { id: string }>((db, dialect, row) => {
+  const insert = db
+    .insertInto("statuses")
+    .values(row)
+    .onConflict((oc) => oc.column("uri").doNothing())
+    .returning(["id", "account_id", "in_reply_to_id", "updated_at"]);
+  if (dialect !== "postgres") return insert;
+  return db
+    .with("inserted", () => insert)
+    .with("stats", (q) =>
+      q.insertInto("status_stats").columns(["status_id"]).expression(q.selectFrom("inserted").select("id")),
+    )
+    .with("author", (q) =>
+      q
+        .updateTable("account_stats")
+        .set({
+          statuses_count: sql<number>`statuses_count + 1`,
+          last_status_at: q.selectFrom("inserted").select("updated_at"),
+        })
+        .where("account_id", "in", q.selectFrom("inserted").select("account_id")),
+    )
+    .with("parent", (q) =>
+      q
+        .updateTable("status_stats")
+        .set(countReply)
+        .where("status_id", "in", q.selectFrom("inserted").select("in_reply_to_id")),
+    )
+    .selectFrom("inserted")
+    .select("id");
+});
+
 /**
  * Inserts a status in the caller's transaction; returns what to do once it commits (tell the
  * streams). Returns null, and writes nothing, when a status with its URI is stored already (a
@@ -63,65 +103,33 @@ export async function insertStatus(
   s: ParsedStatus,
 ): Promise<{ afterCommit: () => Promise<void> } | null> {
   const now = new Date();
-  const insert = db
-    .insertInto("statuses")
-    .values({
-      id: s.id,
-      uri: s.uri,
-      url: s.url,
-      account_id: s.accountId,
-      local: s.local,
-      visibility: s.visibility,
-      text: s.text,
-      content: s.content,
-      spoiler_text: s.spoilerText,
-      sensitive: s.sensitive,
-      language: s.language,
-      in_reply_to_id: s.parent?.id ?? null,
-      in_reply_to_account_id: s.parent?.account_id ?? null,
-      reblog_of_id: null,
-      conversation_id: s.parent ? (s.parent.conversation_id ?? s.parent.id) : s.id,
-      application_id: s.applicationId,
-      created_at: s.createdAt,
-      updated_at: now,
-      edited_at: s.editedAt,
-      deleted_at: null,
-    })
-    .onConflict((oc) => oc.column("uri").doNothing())
-    .returning(["id", "account_id", "in_reply_to_id"]);
-  const countAuthor = { statuses_count: sql<number>`statuses_count + 1`, last_status_at: now };
-  const countReply = { replies_count: sql<number>`replies_count + 1` };
-  let inserted: { id: string } | undefined;
-  if (rt.dialect === "postgres") {
-    // One round trip: the counters are written by CTEs that see only a row the insert did make.
-    inserted = await db
-      .with("inserted", () => insert)
-      .with("stats", (q) =>
-        q.insertInto("status_stats").columns(["status_id"]).expression(q.selectFrom("inserted").select("id")),
-      )
-      .with("author", (q) =>
-        q
-          .updateTable("account_stats")
-          .set(countAuthor)
-          .where("account_id", "in", q.selectFrom("inserted").select("account_id")),
-      )
-      .with("parent", (q) =>
-        q
-          .updateTable("status_stats")
-          .set(countReply)
-          .where("status_id", "in", q.selectFrom("inserted").select("in_reply_to_id")),
-      )
-      .selectFrom("inserted")
-      .select("id")
-      .executeTakeFirst();
-  } else {
+  const [inserted] = await insertStatusRow(db, rt.dialect, {
+    id: s.id,
+    uri: s.uri,
+    url: s.url,
+    account_id: s.accountId,
+    local: s.local,
+    visibility: s.visibility,
+    text: s.text,
+    content: s.content,
+    spoiler_text: s.spoilerText,
+    sensitive: s.sensitive,
+    language: s.language,
+    in_reply_to_id: s.parent?.id ?? null,
+    in_reply_to_account_id: s.parent?.account_id ?? null,
+    reblog_of_id: null,
+    conversation_id: s.parent ? (s.parent.conversation_id ?? s.parent.id) : s.id,
+    application_id: s.applicationId,
+    created_at: s.createdAt,
+    updated_at: now,
+    edited_at: s.editedAt,
+    deleted_at: null,
+  });
+  if (inserted && rt.dialect === "sqlite") {
     // SQLite has no data-modifying CTEs; its statements run in-process, with no round trip to save.
-    inserted = await insert.executeTakeFirst();
-    if (inserted) {
-      await db.insertInto("status_stats").values({ status_id: s.id }).execute();
-      await db.updateTable("account_stats").set(countAuthor).where("account_id", "=", s.accountId).execute();
-      if (s.parent) await db.updateTable("status_stats").set(countReply).where("status_id", "=", s.parent.id).execute();
-    }
+    await db.insertInto("status_stats").values({ status_id: s.id }).execute();
+    await db.updateTable("account_stats").set(countAuthor(now)).where("account_id", "=", s.accountId).execute();
+    if (s.parent) await db.updateTable("status_stats").set(countReply).where("status_id", "=", s.parent.id).execute();
   }
   if (!inserted) return null;
   await addMentions(db, s.id, s.mentioned);
