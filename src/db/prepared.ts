@@ -12,18 +12,15 @@ class Slot {
   }
 }
 
-/**
- * A statement whose SQL is made once per database and shape, its values given by name on each run.
- * `build` gets the shape (what changes the SQL; compared by its JSON) and, for the values, slots
- * that it may only place in the statement as values, never look at. A value it binds itself must
- * be a constant: a date would keep the time of the first run.
- */
-export function prepared<Shape, Values extends Record<string, unknown>, Row>(
-  // A query builder or a `sql` template: both compile with the database given.
-  build: (db: Db, shape: Shape, values: Values) => { compile(db: Db): CompiledQuery<Row> },
-): (db: Db, shape: Shape, values: Values) => Promise<Row[]> {
+type Build<Shape, Values, Row> = (db: Db, shape: Shape, values: Values) => { compile(db: Db): CompiledQuery<Row> };
+
+/** The statement of a shape, compiled on first use; `values` are then given to `run` in the order of its parameters. */
+function compiledOnce<Shape, Values extends Record<string, unknown>, Row, Out>(
+  build: Build<Shape, Values, Row>,
+  run: (db: Db, compiled: CompiledQuery<Row>, parameters: unknown[]) => Out,
+): (db: Db, shape: Shape, values: Values) => Out {
   const made = new WeakMap<object, Map<string, CompiledQuery<Row>>>();
-  return async (db, shape, values) => {
+  return (db, shape, values) => {
     // A transaction's executor shares its database's adapter, and so the compiled statements.
     const adapter = db.getExecutor().adapter;
     let byShape = made.get(adapter);
@@ -42,7 +39,52 @@ export function prepared<Shape, Values extends Record<string, unknown>, Row>(
       }
       byShape.set(key, compiled);
     }
-    const parameters = compiled.parameters.map((p) => (p instanceof Slot ? values[p.name] : p));
-    return (await db.executeQuery(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<Row>)).rows;
+    return run(
+      db,
+      compiled,
+      compiled.parameters.map((p) => (p instanceof Slot ? values[p.name] : p)),
+    );
   };
+}
+
+/**
+ * A statement whose SQL is made once per database and shape, its values given by name on each run.
+ * `build` gets the shape (what changes the SQL; compared by its JSON) and, for the values, slots
+ * that it may only place in the statement as values, never look at. A value it binds itself must
+ * be a constant: a date would keep the time of the first run.
+ */
+export function prepared<Shape, Values extends Record<string, unknown>, Row>(
+  // A query builder or a `sql` template: both compile with the database given.
+  build: Build<Shape, Values, Row>,
+): (db: Db, shape: Shape, values: Values) => Promise<Row[]> {
+  const run = compiledOnce(build, async (db, compiled, parameters) => {
+    return (await db.executeQuery(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<Row>)).rows;
+  });
+  // A statement that cannot be compiled fails as its run.
+  return async (db, shape, values) => run(db, shape, values);
+}
+
+/**
+ * As `prepared`, for PostgreSQL, but the SQL is returned with its values written in: for a
+ * statement list, which PostgreSQL's simple protocol runs without parameters. The statement's own
+ * text must hold no `$` but its parameters'.
+ */
+export function preparedText<Shape, Values extends Record<string, unknown>>(
+  build: Build<Shape, Values, unknown>,
+): (db: Db, shape: Shape, values: Values) => string {
+  return compiledOnce(build, (_db, compiled, parameters) =>
+    compiled.sql.replace(/\$(\d+)/g, (_, n: string) => literal(parameters[Number(n) - 1])),
+  );
+}
+
+/** A value as a PostgreSQL literal (strings in the escape form, read alike whatever `standard_conforming_strings` says). */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "boolean") return String(value);
+  if (typeof value === "number" || typeof value === "bigint") {
+    if (typeof value === "number" && !Number.isFinite(value)) throw new Error(`${value} has no literal`);
+    return String(value);
+  }
+  const text = value instanceof Date ? value.toISOString() : String(value);
+  return `E'${text.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }

@@ -8,7 +8,6 @@
 // A job's work may also leave a write for the round trip that deletes the job (`writeAtJobEnd`):
 // it then costs no round trip of its own, and commits with the job's end or not at all.
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { CompiledQuery } from "kysely";
 
 /** Within a job: the statements left for its end. */
 const relaxed = new AsyncLocalStorage<string[]>();
@@ -28,11 +27,9 @@ export function beginStatement(text: string): string {
  * round trip that ends the job under way: true within a job on PostgreSQL. Elsewhere false, and the
  * caller writes it itself. Nothing in the job may read it back before then.
  */
-export function writeAtJobEnd(statement: () => CompiledQuery): boolean {
+export function writeAtJobEnd(statement: () => string): boolean {
   const atEnd = relaxed.getStore();
   if (!atEnd) return false;
-  const { sql, parameters } = statement();
-  if (parameters.length > 0) throw new Error("A write left for a job's end must hold its values");
-  atEnd.push(sql);
+  atEnd.push(statement());
   return true;
 }

@@ -3,9 +3,9 @@
 // PostgreSQL. Keys are kept under a "fedify" prefix, apart from Rookery's own entries.
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from "@fedify/fedify";
 import { CryptographicKey } from "@fedify/fedify/vocab";
-import { type RawBuilder, sql } from "kysely";
+import { sql } from "kysely";
 import type { Db } from "../db/index.ts";
-import { prepared } from "../db/prepared.ts";
+import { prepared, preparedText } from "../db/prepared.ts";
 import { writeAtJobEnd } from "../db/relaxed_commits.ts";
 
 const PREFIX = "fedify";
@@ -65,8 +65,8 @@ function deepFreeze<T>(value: T): T {
 
 type KvRow = { key: string; value: string; expires_at: Date | null };
 
-/** An entry set: with its values as given (bound), or written in the statement (for a job's end). */
-function writeKv(db: Db, v: { [K in keyof KvRow]: KvRow[K] | RawBuilder<KvRow[K]> }) {
+/** An entry set. */
+function writeKv(db: Db, _: null, v: KvRow) {
   return db
     .insertInto("kv")
     .values(v)
@@ -77,10 +77,10 @@ function writeKv(db: Db, v: { [K in keyof KvRow]: KvRow[K] | RawBuilder<KvRow[K]
     );
 }
 
-const literally = (v: KvRow) => ({ key: sql.lit(v.key), value: sql.lit(v.value), expires_at: sql.lit(v.expires_at) });
-
-// Read and written for nearly every inbox activity: compiled once.
-const writeKvPrepared = prepared((db, _: null, v: KvRow) => writeKv(db, v));
+// Read and written for nearly every inbox activity: compiled once (with the values written in, for
+// a job's end).
+const writeKvPrepared = prepared(writeKv);
+const writeKvText = preparedText(writeKv);
 const readKv = prepared((db, _: null, v: { key: string }) =>
   db.selectFrom("kv").select(["value", "expires_at"]).where("key", "=", v.key),
 );
@@ -110,7 +110,7 @@ export function databaseKvStore(db: Db): KvStore {
       const row = { value: JSON.stringify(value), expires_at: expiry(options) };
       if (text.startsWith(KEY_PREFIX)) keep(text, JSON.parse(row.value), row.expires_at);
       const values = { key: text, ...row };
-      if (text.startsWith(DONE_PREFIX) && writeAtJobEnd(() => writeKv(db, literally(values)).compile())) return;
+      if (text.startsWith(DONE_PREFIX) && writeAtJobEnd(() => writeKvText(db, null, values))) return;
       await writeKvPrepared(db, null, values);
     },
     async delete(key) {

@@ -11,7 +11,7 @@ import { hostname } from "node:os";
 import { sql } from "kysely";
 import type pg from "pg";
 import { applicationName, type Db, type Dialect } from "../db/index.ts";
-import { prepared } from "../db/prepared.ts";
+import { prepared, preparedText } from "../db/prepared.ts";
 import { withRelaxedCommits } from "../db/relaxed_commits.ts";
 import { newId } from "../domain/ids.ts";
 import { logger } from "../log.ts";
@@ -77,6 +77,33 @@ const insertJob = prepared(
     v: { id: string; type: string; payload: string; run_at: Date; max_attempts: number; created_at: Date },
   ) => db.insertInto("jobs").values({ ...v, locked_until: null, locked_by: null, last_error: null, failed_at: null }),
 );
+
+/** Up to `limit` due jobs, leased to `holder`; with `except`, not that one (a job being ended by the same statement). */
+function claimStatement(
+  db: Db,
+  s: { dialect: Dialect; except: boolean },
+  v: { now: Date; leaseEnd: Date; holder: string; limit: number; except: string },
+) {
+  let due = db
+    .selectFrom("jobs")
+    .select("id")
+    .where("failed_at", "is", null)
+    .where("run_at", "<=", v.now)
+    .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", v.now)]))
+    .orderBy("run_at")
+    .orderBy("id")
+    .limit(v.limit);
+  if (s.except) due = due.where("id", "<>", v.except);
+  return db
+    .updateTable("jobs")
+    .set((eb) => ({ locked_until: v.leaseEnd, locked_by: v.holder, attempts: eb("attempts", "+", 1) }))
+    .where("id", "in", s.dialect === "postgres" ? due.forUpdate().skipLocked() : due)
+    .returningAll();
+}
+
+// Claims come once per job: compiled once, and with their values written in when they end a job.
+const claim = prepared(claimStatement);
+const claimText = preparedText(claimStatement);
 
 interface ClaimedJob {
   id: string;
@@ -432,33 +459,13 @@ export class Queue {
     this.#timer.unref();
   }
 
-  /** The claim of up to `limit` due jobs; `values` writes its values into the statement (see #finish). */
-  #claimStatement(limit: number, values = false, except?: string) {
-    const now = new Date();
-    const v = <T extends string | number | Date>(value: T) => (values ? sql.lit(value) : value);
-    let due = this.#db
-      .selectFrom("jobs")
-      .select("id")
-      .where("failed_at", "is", null)
-      .where("run_at", "<=", v(now))
-      .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", v(now))]))
-      .orderBy("run_at")
-      .orderBy("id")
-      .limit(v(limit));
-    if (except !== undefined) due = due.where("id", "<>", v(except));
-    return this.#db
-      .updateTable("jobs")
-      .set((eb) => ({
-        locked_until: v(new Date(now.getTime() + LEASE_MS)),
-        locked_by: v(this.holder),
-        attempts: eb("attempts", "+", v(1)),
-      }))
-      .where("id", "in", this.#dialect === "postgres" ? due.forUpdate().skipLocked() : due)
-      .returningAll();
+  #claim(limit: number): Promise<ClaimedJob[]> {
+    return claim(this.#db, { dialect: this.#dialect, except: false }, this.#claimValues(limit, "0"));
   }
 
-  #claim(limit: number): Promise<ClaimedJob[]> {
-    return this.#claimStatement(limit).execute();
+  #claimValues(limit: number, except: string) {
+    const now = new Date();
+    return { now, leaseEnd: new Date(now.getTime() + LEASE_MS), holder: this.holder, limit, except };
   }
 
   /**
@@ -471,8 +478,8 @@ export class Queue {
     const statements = ["set local synchronous_commit = off", ...atEnd];
     const next = !this.#stopped && this.#running.size <= this.#concurrency;
     if (next) {
-      const claim = this.#claimStatement(1, true, id).compile();
-      statements.push(`with done as (delete from jobs where id = ${id}) ${claim.sql}`);
+      const claimNext = claimText(this.#db, { dialect: "postgres", except: true }, this.#claimValues(1, id));
+      statements.push(`with done as (delete from jobs where id = ${id}) ${claimNext}`);
     } else {
       statements.push(`delete from jobs where id = ${id}`);
     }
