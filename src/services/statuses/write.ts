@@ -53,7 +53,8 @@ export interface ParsedStatus {
   remoteMedia: RemoteMedia[];
 }
 
-const countAuthor = (now: Date) => ({ statuses_count: sql<number>`statuses_count + 1`, last_status_at: now });
+/** The author's counters after a new status; `at` is its time (a Date, or an expression on PostgreSQL). */
+const countAuthor = <T>(at: T) => ({ statuses_count: sql<number>`statuses_count + 1`, last_status_at: at });
 const countReply = { replies_count: sql<number>`replies_count + 1` };
 
 /**
@@ -76,10 +77,7 @@ const insertStatusRow = prepared<Dialect, Insertable<StatusesTable>, { id: strin
     .with("author", (q) =>
       q
         .updateTable("account_stats")
-        .set({
-          statuses_count: sql<number>`statuses_count + 1`,
-          last_status_at: q.selectFrom("inserted").select("updated_at"),
-        })
+        .set(countAuthor(q.selectFrom("inserted").select("updated_at")))
         .where("account_id", "in", q.selectFrom("inserted").select("account_id")),
     )
     .with("parent", (q) =>
