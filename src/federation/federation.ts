@@ -12,6 +12,8 @@ import { localEmojiTags } from "./emojis.ts";
 import { registerInbox } from "./inbox.ts";
 import { actorKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
 import { databaseKvStore } from "./kv_store.ts";
+// Fedify reads JSON-LD through this: installed before any reading.
+import "./jsonld_expansions.ts";
 import { localAccountByUsername, publicLocalStatusId } from "./local_rows.ts";
 import { jobMessageQueue } from "./message_queue.ts";
 import { loadNoteParts, servedNote } from "./note.ts";
