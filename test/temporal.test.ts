@@ -10,7 +10,9 @@ import { Note } from "@fedify/fedify/vocab";
 import { instant, Temporal } from "../src/federation/temporal.ts";
 
 test("Fedify's Temporal is Rookery's, and it is temporal-polyfill", async () => {
-  const fromFedify = createRequire(fileURLToPath(import.meta.resolve("@fedify/vocab"))).resolve("@js-temporal/polyfill");
+  const fromFedify = createRequire(fileURLToPath(import.meta.resolve("@fedify/vocab"))).resolve(
+    "@js-temporal/polyfill",
+  );
   const ours = createRequire(import.meta.filename).resolve("@js-temporal/polyfill");
   assert.equal(fromFedify, ours);
   const manifest = JSON.parse(readFileSync(join(dirname(ours), "package.json"), "utf8"));
