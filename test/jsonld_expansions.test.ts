@@ -94,20 +94,18 @@ test("a Create(Note) is expanded once, not seven times", async () => {
   assert.equal(expansions, 3);
 });
 
+/** An expansion as Fedify asks for one. */
+const expandAsFedify = (doc: unknown, loader: unknown = contextLoader) =>
+  api.expand(doc, { documentLoader: loader, keepFreeFloatingNodes: true }) as Promise<Record<string, unknown>[]>;
+
 test("each reader gets its own copy, and a failed expansion is tried again", async () => {
   const json = { "@context": AS, id: "https://remote.test/notes/2", type: "Note", content: "x" };
-  const first = (await api.expand(json, { documentLoader: contextLoader, keepFreeFloatingNodes: true })) as Record<
-    string,
-    unknown
-  >[];
+  const first = await expandAsFedify(json);
   delete first[0]["@type"];
-  const second = (await api.expand(json, { documentLoader: contextLoader, keepFreeFloatingNodes: true })) as Record<
-    string,
-    unknown
-  >[];
+  const second = await expandAsFedify(json);
   assert.deepEqual(second[0]["@type"], [`${AS}#Note`]);
   // Expanding expanded terms gives an equal copy, not the same object.
-  const again = (await api.expand(second[0], { documentLoader: contextLoader, keepFreeFloatingNodes: true })) as unknown[];
+  const again = await expandAsFedify(second[0]);
   assert.deepEqual(again, second);
   assert.notEqual(again[0], second[0]);
 
@@ -120,10 +118,9 @@ test("each reader gets its own copy, and a failed expansion is tried again", asy
     return { contextUrl: null, documentUrl: url, document: { "@context": { mood: `${NS}#mood` } } };
   };
   const doc = { "@context": [AS, NS], id: "https://remote.test/notes/3", type: "Note", mood: "calm" };
-  const call = () => api.expand(doc, { documentLoader: flaky, keepFreeFloatingNodes: true });
-  await assert.rejects(call());
+  await assert.rejects(expandAsFedify(doc, flaky));
   reachable = true;
-  const read = (await call()) as Record<string, unknown>[];
+  const read = await expandAsFedify(doc, flaky);
   assert.equal(read[0]["@id"], "https://remote.test/notes/3");
   assert.deepEqual(read[0][`${NS}#mood`], [{ "@value": "calm" }]);
 });
