@@ -122,17 +122,17 @@ async function seedFollows(serverUrl: string, db: Db, token: string, remote: Rem
   await drained(db);
 }
 
-/** Posts the requests from a thread of its own, so that the load does not share the server's cores' accounting. */
-async function send(requests: SignedRequest[]): Promise<number> {
+/** Posts the requests from a thread of its own, so that the load does not share the server's cores' accounting; the refused ones and the CPU time it took. */
+async function send(requests: SignedRequest[]): Promise<{ refused: number; cpuMs: number }> {
   const worker = new Worker(new URL("./inbox_load.ts", import.meta.url), {
     workerData: { requests, concurrency: CONCURRENCY },
   });
-  const done = await new Promise<{ statuses: number[] }>((resolve, reject) => {
+  const done = await new Promise<{ statuses: number[]; cpuMicros: number }>((resolve, reject) => {
     worker.once("message", resolve);
     worker.once("error", reject);
   });
   await worker.terminate();
-  return done.statuses.filter((s) => s !== 202).length;
+  return { refused: done.statuses.filter((s) => s !== 202).length, cpuMs: done.cpuMicros / 1000 };
 }
 
 async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
@@ -214,7 +214,7 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     const pgStarted = await pgCpu();
     const cpuStarted = cpuMs(child.pid!);
     const started = performance.now();
-    const refused = await send(requests);
+    const { refused, cpuMs: loadCpuMs } = await send(requests);
     const acceptedAt = performance.now();
     const cpuAccepted = cpuMs(child.pid!);
     const pgAccepted = await pgCpu();
@@ -242,6 +242,7 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     console.log(
       `  server CPU: ${((cpuDrained - cpuStarted) / accepted).toFixed(2)} ms per activity in all (${((cpuAccepted - cpuStarted) / accepted).toFixed(2)} ms of it while the requests came in)`,
     );
+    console.log(`  load generator's CPU, on the same cores: ${(loadCpuMs / CREATES).toFixed(2)} ms per request`);
     if (backends) {
       const perActivity = (ms: number) => (ms / accepted).toFixed(2);
       console.log(

@@ -1,6 +1,8 @@
 // The load of the federation benchmark's ingest, in a thread of its own: it posts requests signed
-// beforehand, CONCURRENCY at a time, and reports their statuses and the CPU time it spent itself,
-// so that the benchmark can count the server's CPU time apart from the load's.
+// beforehand, CONCURRENCY at a time over as many kept-alive connections, and reports their
+// statuses and the CPU time it spent itself. It shares the machine's cores with the server, so it
+// uses node:http, which cost about a third of what fetch did per request.
+import { Agent, request } from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
 import { pool } from "./pool.ts";
 
@@ -11,14 +13,26 @@ export interface SignedRequest {
 }
 
 const { requests, concurrency } = workerData as { requests: SignedRequest[]; concurrency: number };
+const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+
+function post({ url, headers, body }: SignedRequest): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const length = String(Buffer.byteLength(body));
+    const req = request(url, { method: "POST", headers: { ...headers, "content-length": length }, agent }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 const cpuBefore = process.threadCpuUsage();
 const statuses = await pool(
-  requests.map(({ url, headers, body }) => async () => {
-    const res = await fetch(url, { method: "POST", headers, body });
-    await res.arrayBuffer();
-    return res.status;
-  }),
+  requests.map((r) => () => post(r)),
   concurrency,
 );
 const cpu = process.threadCpuUsage(cpuBefore);
+agent.destroy();
 parentPort!.postMessage({ statuses, cpuMicros: cpu.user + cpu.system });
