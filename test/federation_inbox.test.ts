@@ -166,6 +166,42 @@ test("a body changed after signing is refused with 401", async () => {
   assert.equal((await statusesOf(activity.object.id)).length, 0);
 });
 
+test("a delivery nested too deep or larger than 1 MB is refused with a JSON error, signed or not", async () => {
+  // JSON-LD expansion recurses at every level: a thousand levels overflowed the stack (a 500).
+  let object: unknown = { type: "Note", id: `${mallory.id}/statuses/deep`, content: "<p>deep</p>" };
+  for (let i = 0; i < 1000; i++) object = { type: "Note", id: `${mallory.id}/statuses/deep${i}`, inReplyTo: object };
+  const deep = { ...create("deep"), object };
+  for (const inbox of [sharedInbox(), `${server.url}/users/alice/inbox`]) {
+    const body = JSON.stringify(deep);
+    for (const headers of [
+      signedPostHeaders(mallory, inbox, body, "draft-cavage"),
+      { "content-type": "application/activity+json" },
+    ]) {
+      const res = await fetch(inbox, { method: "POST", headers, body });
+      assert.equal(res.status, 400);
+      assert.deepEqual(await res.json(), { error: "Invalid request parameters: nested deeper than 32 levels" });
+    }
+  }
+  const large = create(`<p>${"x".repeat(1024 * 1024)}</p>`);
+  const res = await fetch(sharedInbox(), {
+    method: "POST",
+    headers: { "content-type": "application/activity+json" },
+    body: JSON.stringify(large),
+  });
+  assert.equal(res.status, 413);
+  assert.deepEqual(await res.json(), { error: "Request body is too large" });
+  // A delivery nested as deep as real ones are is read as before.
+  const tagged = create("with a tag");
+  (tagged.object.tag as unknown[]).push({
+    type: "Emoji",
+    name: ":x:",
+    icon: { type: "Image", url: `${mallory.origin}/x.png` },
+  });
+  assert.equal(await send(sharedInbox(), tagged), 202);
+  await server.settle();
+  assert.equal((await statusesOf(tagged.object.id)).length, 1);
+});
+
 test("a signature dated outside the hour's window is refused with 401", async () => {
   const activity = create("Hello from the past");
   const status = await send(sharedInbox(), activity, { date: new Date(Date.now() - 2 * 3600_000) });

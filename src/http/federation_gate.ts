@@ -4,17 +4,22 @@
 // reading an actor, object or collection needs a request signed by a server that is not refused
 // (401 unsigned or unverifiable, 403 refused), as on Mastodon. The instance actor stays readable
 // unsigned: other servers fetch its key to check the signed fetches this server makes.
+//
+// A delivery's body is read here too, before Fedify reads it, checking signatures or not: within
+// the 1 MB Mastodon takes of an ActivityPub document (413 past it), and nested no deeper than
+// MAX_DEPTH levels (400), because JSON-LD expansion recurses at every level and a delivery nested
+// a thousand deep overflowed the stack (a 500). Fedify then reads the body as read here.
 import type { MiddlewareHandler } from "hono";
+import { MAX_DOCUMENT_BYTES } from "../federation/document_loader.ts";
 import { signingKey } from "../federation/load.ts";
 import { domainPolicy, refusesAny } from "../services/moderation/federation_policy.ts";
 import type { AppEnv, Ctx } from "./hono.ts";
+import { checkJsonShape, readBody } from "./params.ts";
 
 const INBOX = /^\/(?:users\/[^/]+\/)?inbox\/?$/;
 const READABLE = /^\/(?:users\/|@)/;
 const INSTANCE_ACTOR = /^\/users\/instance\.actor\/?$/;
 const ACTIVITY_STREAMS = /application\/(?:activity\+json|ld\+json)/;
-/** Deliveries are read whole by Fedify anyway; this only bounds what is parsed here. */
-const MAX_PEEK_BYTES = 1024 * 1024;
 
 /** The host of the key a request's signature names (either form), if it names one. */
 function signerHost(c: Ctx): string | null {
@@ -29,16 +34,23 @@ function signerHost(c: Ctx): string | null {
 }
 
 /** The host of the delivered activity's actor. */
-async function actorHost(c: Ctx): Promise<string | null> {
-  const length = Number(c.req.header("content-length") ?? 0);
-  if (length > MAX_PEEK_BYTES) return null;
+function actorHost(body: string): string | null {
   try {
-    const body = (await c.req.raw.clone().json()) as { actor?: unknown };
-    const actor = typeof body.actor === "string" ? body.actor : (body.actor as { id?: unknown } | undefined)?.id;
-    return typeof actor === "string" ? new URL(actor).host : null;
+    const { actor } = JSON.parse(body) as { actor?: unknown };
+    const id = typeof actor === "string" ? actor : (actor as { id?: unknown } | undefined)?.id;
+    return typeof id === "string" ? new URL(id).host : null;
   } catch {
     return null;
   }
+}
+
+/** The delivery's body, within bounds (see above); the request Fedify gets then carries it as read. */
+async function deliveryBody(c: Ctx): Promise<string> {
+  const body = (await readBody(c, MAX_DOCUMENT_BYTES)).toString("utf8");
+  // The size bounds the number of values.
+  checkJsonShape(body, Number.POSITIVE_INFINITY);
+  c.req.raw = new Request(c.req.raw, { body });
+  return body;
 }
 
 async function refused(c: Ctx, host: string | null): Promise<boolean> {
@@ -51,8 +63,9 @@ export const federationGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const path = c.req.path;
   const method = c.req.method;
   if (method === "POST" && INBOX.test(path)) {
+    const body = await deliveryBody(c);
     if (!(await refusesAny(c.get("rt")))) return next();
-    if ((await refused(c, signerHost(c))) || (await refused(c, await actorHost(c)))) return refusal(c);
+    if ((await refused(c, signerHost(c))) || (await refused(c, actorHost(body)))) return refusal(c);
     return next();
   }
   const config = c.get("rt").config;

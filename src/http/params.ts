@@ -29,7 +29,7 @@ export const MAX_STRING_LENGTH = 100_000;
 const FILE_KEYS = new Set(["avatar", "header", "file", "thumbnail"]);
 
 const tooDeep = () => badRequest(`Invalid request parameters: nested deeper than ${MAX_DEPTH} levels`);
-const tooMany = () => badRequest(`Invalid request parameters: more than ${MAX_VALUES} values`);
+const tooMany = (max = MAX_VALUES) => badRequest(`Invalid request parameters: more than ${max} values`);
 
 /**
  * A Rack-style key's parts (`a[b][]` → `["a", "b", ""]`), or null for a plain or malformed key,
@@ -170,8 +170,8 @@ export const refuseNulInUrl: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
-/** Refuses a JSON text nested deeper than MAX_DEPTH or holding too many values, in one pass, before parsing it. */
-function checkJsonShape(text: string): void {
+/** Refuses a JSON text nested deeper than MAX_DEPTH or holding more than `maxValues` values, in one pass, before parsing it. */
+export function checkJsonShape(text: string, maxValues = MAX_VALUES): void {
   let depth = 0;
   let values = 0;
   for (let i = 0; i < text.length; i++) {
@@ -180,11 +180,11 @@ function checkJsonShape(text: string): void {
       i = stringEnd(text, i);
     } else if (ch === 0x7b || ch === 0x5b) {
       if (++depth > MAX_DEPTH) throw tooDeep();
-      if (++values > MAX_VALUES) throw tooMany();
+      if (++values > maxValues) throw tooMany(maxValues);
     } else if (ch === 0x7d || ch === 0x5d) {
       depth--;
     } else if (ch === 0x2c) {
-      if (++values > MAX_VALUES) throw tooMany();
+      if (++values > maxValues) throw tooMany(maxValues);
     }
   }
 }
@@ -260,7 +260,7 @@ const RELEASED = "releasedBody";
  * API's stream and again by concatenation, and every copy is fresh memory for V8 to account,
  * which brings its next full collection closer.
  */
-async function readBody(c: Context, limit: number): Promise<Buffer<ArrayBuffer>> {
+export async function readBody(c: Context, limit: number): Promise<Buffer<ArrayBuffer>> {
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > limit) throw tooLarge();
   const chunks = bodyChunks(c);
