@@ -179,7 +179,7 @@ test("a delivery nested too deep or larger than 1 MB is refused with a JSON erro
     ]) {
       const res = await fetch(inbox, { method: "POST", headers, body });
       assert.equal(res.status, 400);
-      assert.deepEqual(await res.json(), { error: "Invalid request parameters: nested deeper than 32 levels" });
+      assert.deepEqual(await res.json(), { error: "Invalid activity: nested deeper than 32 levels" });
     }
   }
   const large = create(`<p>${"x".repeat(1024 * 1024)}</p>`);

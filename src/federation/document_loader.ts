@@ -11,11 +11,17 @@ import {
   signRequest,
 } from "@fedify/fedify";
 import type { Config } from "../config.ts";
+import { jsonExcess } from "../domain/json_shape.ts";
 import { outgoing } from "../net/outgoing.ts";
 
 const ACCEPT = 'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
 /** Mastodon's cap on an inbound ActivityPub document. */
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
+/**
+ * How deep an ActivityPub document may nest, fetched or delivered: real ones nest fewer than ten
+ * levels, and JSON-LD expansion recurses at every level (a thousand overflowed its stack).
+ */
+export const MAX_DOCUMENT_DEPTH = 32;
 const TIMEOUT_MS = 10_000;
 
 type Sign = (request: Request) => Promise<Request>;
@@ -59,7 +65,11 @@ function loader(config: Config, sign?: Sign): DocumentLoader {
     if (response.status < 200 || response.status > 299) {
       throw new Error(`${url} answered HTTP ${response.status}`);
     }
-    return { contextUrl: null, documentUrl: response.url, document: JSON.parse(response.body.toString("utf8")) };
+    const text = response.body.toString("utf8");
+    if (jsonExcess(text, MAX_DOCUMENT_DEPTH, Number.POSITIVE_INFINITY)) {
+      throw new Error(`${url} answered a document nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
+    }
+    return { contextUrl: null, documentUrl: response.url, document: JSON.parse(text) };
   };
 }
 

@@ -6,15 +6,17 @@
 // unsigned: other servers fetch its key to check the signed fetches this server makes.
 //
 // A delivery's body is read here too, before Fedify reads it, checking signatures or not: within
-// the 1 MB Mastodon takes of an ActivityPub document (413 past it), and nested no deeper than
-// MAX_DEPTH levels (400), because JSON-LD expansion recurses at every level and a delivery nested
-// a thousand deep overflowed the stack (a 500). Fedify then reads the body as read here.
+// the bounds of an ActivityPub document (src/federation/document_loader.ts; 413 past its size, 400
+// past its nesting, since JSON-LD expansion recurses at every level and a delivery nested a
+// thousand deep overflowed the stack, a 500). Fedify then reads the body as read here.
 import type { MiddlewareHandler } from "hono";
-import { MAX_DOCUMENT_BYTES } from "../federation/document_loader.ts";
+import { badRequest } from "../domain/errors.ts";
+import { jsonExcess } from "../domain/json_shape.ts";
+import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH } from "../federation/document_loader.ts";
 import { signingKey } from "../federation/load.ts";
 import { domainPolicy, refusesAny } from "../services/moderation/federation_policy.ts";
 import type { AppEnv, Ctx } from "./hono.ts";
-import { checkJsonShape, readBody } from "./params.ts";
+import { readBody } from "./params.ts";
 
 const INBOX = /^\/(?:users\/[^/]+\/)?inbox\/?$/;
 const READABLE = /^\/(?:users\/|@)/;
@@ -48,7 +50,9 @@ function actorHost(body: string): string | null {
 async function deliveryBody(c: Ctx): Promise<string> {
   const body = (await readBody(c, MAX_DOCUMENT_BYTES)).toString("utf8");
   // The size bounds the number of values.
-  checkJsonShape(body, Number.POSITIVE_INFINITY);
+  if (jsonExcess(body, MAX_DOCUMENT_DEPTH, Number.POSITIVE_INFINITY)) {
+    throw badRequest(`Invalid activity: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
+  }
   c.req.raw = new Request(c.req.raw, { body });
   return body;
 }

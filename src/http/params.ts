@@ -6,6 +6,7 @@
 import type { HttpBindings } from "@hono/node-server";
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, badRequest } from "../domain/errors.ts";
+import { jsonExcess } from "../domain/json_shape.ts";
 import { Upload } from "../domain/uploads.ts";
 import { boundaryOf, MalformedMultipart, parseMultipart } from "./multipart.ts";
 
@@ -29,7 +30,7 @@ export const MAX_STRING_LENGTH = 100_000;
 const FILE_KEYS = new Set(["avatar", "header", "file", "thumbnail"]);
 
 const tooDeep = () => badRequest(`Invalid request parameters: nested deeper than ${MAX_DEPTH} levels`);
-const tooMany = (max = MAX_VALUES) => badRequest(`Invalid request parameters: more than ${max} values`);
+const tooMany = () => badRequest(`Invalid request parameters: more than ${MAX_VALUES} values`);
 
 /**
  * A Rack-style key's parts (`a[b][]` → `["a", "b", ""]`), or null for a plain or malformed key,
@@ -170,35 +171,11 @@ export const refuseNulInUrl: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
-/** Refuses a JSON text nested deeper than MAX_DEPTH or holding more than `maxValues` values, in one pass, before parsing it. */
-export function checkJsonShape(text: string, maxValues = MAX_VALUES): void {
-  let depth = 0;
-  let values = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch === 0x22) {
-      i = stringEnd(text, i);
-    } else if (ch === 0x7b || ch === 0x5b) {
-      if (++depth > MAX_DEPTH) throw tooDeep();
-      if (++values > maxValues) throw tooMany(maxValues);
-    } else if (ch === 0x7d || ch === 0x5d) {
-      depth--;
-    } else if (ch === 0x2c) {
-      if (++values > maxValues) throw tooMany(maxValues);
-    }
-  }
-}
-
-/** The index of the quote closing the JSON string opened at `start` (one not escaped by a backslash). */
-function stringEnd(text: string, start: number): number {
-  let at = start;
-  for (;;) {
-    at = text.indexOf('"', at + 1);
-    if (at < 0) return text.length; // unterminated: JSON.parse refuses it
-    let backslashes = 0;
-    while (text.charCodeAt(at - 1 - backslashes) === 0x5c) backslashes++;
-    if (backslashes % 2 === 0) return at;
-  }
+/** Refuses a JSON text nested deeper than MAX_DEPTH or holding too many values, in one pass, before parsing it. */
+function checkJsonShape(text: string): void {
+  const excess = jsonExcess(text, MAX_DEPTH, MAX_VALUES);
+  if (excess === "depth") throw tooDeep();
+  if (excess === "values") throw tooMany();
 }
 
 /**
