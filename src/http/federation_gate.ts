@@ -46,15 +46,17 @@ function actorHost(body: string): string | null {
   }
 }
 
-/** The delivery's body, within bounds (see above); the request Fedify gets then carries it as read. */
+/** The delivery's body as text, within bounds (see above); the request Fedify gets then carries its bytes as read. */
 async function deliveryBody(c: Ctx): Promise<string> {
-  const body = (await readBody(c, MAX_DOCUMENT_BYTES)).toString("utf8");
+  const bytes = await readBody(c, MAX_DOCUMENT_BYTES);
+  const text = bytes.toString("utf8");
   // The size bounds the number of values.
-  if (jsonExcess(body, MAX_DOCUMENT_DEPTH, Number.POSITIVE_INFINITY)) {
+  if (jsonExcess(text, MAX_DOCUMENT_DEPTH, Number.POSITIVE_INFINITY)) {
     throw badRequest(`Invalid activity: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
   }
-  c.req.raw = new Request(c.req.raw, { body });
-  return body;
+  // The bytes, not the text: the signature's digest is of the bytes sent.
+  c.req.raw = new Request(c.req.raw, { body: bytes });
+  return text;
 }
 
 async function refused(c: Ctx, host: string | null): Promise<boolean> {
