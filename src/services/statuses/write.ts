@@ -90,6 +90,17 @@ const insertStatusRow = prepared<Dialect, Insertable<StatusesTable>, { id: strin
     .select("id");
 });
 
+// SQLite's counters of a new status, one statement each (the CTEs above on PostgreSQL), compiled once.
+const insertStatsRow = prepared((db, _: null, v: { statusId: string }) =>
+  db.insertInto("status_stats").values({ status_id: v.statusId }),
+);
+const countAuthorRow = prepared((db, _: null, v: { accountId: string; at: Date }) =>
+  db.updateTable("account_stats").set(countAuthor(v.at)).where("account_id", "=", v.accountId),
+);
+const countReplyRow = prepared((db, _: null, v: { statusId: string }) =>
+  db.updateTable("status_stats").set(countReply).where("status_id", "=", v.statusId),
+);
+
 /**
  * Inserts a status in the caller's transaction; returns what to do once it commits (tell the
  * streams). Returns null, and writes nothing, when a status with its URI is stored already (a
@@ -125,9 +136,9 @@ export async function insertStatus(
   });
   if (inserted && rt.dialect === "sqlite") {
     // SQLite has no data-modifying CTEs; its statements run in-process, with no round trip to save.
-    await db.insertInto("status_stats").values({ status_id: s.id }).execute();
-    await db.updateTable("account_stats").set(countAuthor(now)).where("account_id", "=", s.accountId).execute();
-    if (s.parent) await db.updateTable("status_stats").set(countReply).where("status_id", "=", s.parent.id).execute();
+    await insertStatsRow(db, null, { statusId: s.id });
+    await countAuthorRow(db, null, { accountId: s.accountId, at: now });
+    if (s.parent) await countReplyRow(db, null, { statusId: s.parent.id });
   }
   if (!inserted) return null;
   await addMentions(db, s.id, s.mentioned);
