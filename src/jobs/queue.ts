@@ -101,6 +101,9 @@ function claimStatement(
     .returningAll();
 }
 
+/** A job that succeeded, on SQLite (PostgreSQL's end in #finish): once per job, so compiled once. */
+const deleteJob = prepared((db, _: null, v: { id: string }) => db.deleteFrom("jobs").where("id", "=", v.id));
+
 // Claims come once per job: compiled once, and with their values written in when they end a job.
 const claim = prepared(claimStatement);
 const claimText = preparedText(claimStatement);
@@ -495,7 +498,7 @@ export class Queue {
         for (const next of await this.#finish(job.id, atEnd)) this.#start(next);
       } else {
         await this.#dispatch!(job.type, job.payload, { id: job.id });
-        await this.#db.deleteFrom("jobs").where("id", "=", job.id).execute();
+        await deleteJob(this.#db, null, { id: job.id });
       }
     } catch (error) {
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
