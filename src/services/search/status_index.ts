@@ -3,7 +3,7 @@
 // indexed (they have no text of their own), nor deleted statuses. SQLite keeps words in FTS5 with the
 // status id as rowid; PostgreSQL keeps a tsvector. Both index the words searchWords() makes, so the
 // two databases find the same statuses.
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db, Dialect } from "../../db/index.ts";
 import { prepared } from "../../db/prepared.ts";
 import { searchWords } from "../../domain/search_query.ts";
@@ -27,14 +27,21 @@ function documentOf(spoilerText: string, content: string, pollOptions: string[])
   return searchWords([spoilerText, htmlToPlainText(content), ...pollOptions].join("\n")).join(" ");
 }
 
+/** A status's entry as each database keeps it: its id, and its words (FTS5 text, or a tsvector). */
+function entry(dialect: Dialect, id: unknown, document: unknown) {
+  return dialect === "sqlite" ? sql`(${id}, ${document})` : sql`(${id}, to_tsvector('simple', ${document}))`;
+}
+
+/** The insert of `entries` (made by `entry`). */
+function insertEntries(dialect: Dialect, entries: RawBuilder<unknown>) {
+  return dialect === "sqlite"
+    ? sql`insert into status_search (rowid, document) values ${entries}`
+    : sql`insert into status_search (status_id, document) values ${entries}`;
+}
+
 async function write(db: Db, dialect: Dialect, docs: { id: string; document: string }[]): Promise<void> {
   if (docs.length === 0) return;
-  const values =
-    dialect === "sqlite"
-      ? sql.join(docs.map((d) => sql`(${d.id}, ${d.document})`))
-      : sql.join(docs.map((d) => sql`(${d.id}, to_tsvector('simple', ${d.document}))`));
-  if (dialect === "sqlite") await sql`insert into status_search (rowid, document) values ${values}`.execute(db);
-  else await sql`insert into status_search (status_id, document) values ${values}`.execute(db);
+  await insertEntries(dialect, sql.join(docs.map((d) => entry(dialect, d.id, d.document)))).execute(db);
 }
 
 export async function unindexStatus(db: Db, dialect: Dialect, id: string): Promise<void> {
@@ -50,9 +57,7 @@ export async function indexStatus(db: Db, dialect: Dialect, id: string): Promise
 
 /** One status's index entry, written for every status stored: compiled once. */
 const writeOne = prepared((_db, dialect: Dialect, v: { id: string; document: string }) =>
-  dialect === "sqlite"
-    ? sql`insert into status_search (rowid, document) values (${v.id}, ${v.document})`
-    : sql`insert into status_search (status_id, document) values (${v.id}, to_tsvector('simple', ${v.document}))`,
+  insertEntries(dialect, entry(dialect, v.id, v.document)),
 );
 
 /** Writes the index entry of a status being posted, from what is being written (not read back). */
