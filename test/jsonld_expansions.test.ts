@@ -108,6 +108,13 @@ test("each reader gets its own copy, and a failed expansion is tried again", asy
   const again = await expandAsFedify(second[0]);
   assert.deepEqual(again, second);
   assert.notEqual(again[0], second[0]);
+  // Below its top level, an expansion is shared, and frozen: a change there throws.
+  const content = second[0][`${AS}#content`] as Record<string, unknown>[];
+  assert.equal(content, again[0][`${AS}#content`]);
+  assert.throws(() => {
+    content[0]["@value"] = "changed";
+  }, TypeError);
+  assert.deepEqual(content, [{ "@value": "x" }]);
 
   // A context of the remote server's that is out of reach at first.
   const NS = "https://remote.test/ns";

@@ -8,8 +8,11 @@
 //  - a document expanded with a context loader is not expanded again with the same loader: later
 //    readers get a copy of the first result;
 //  - node objects that came out of an expansion expand to a copy of themselves.
-// Readers get copies because Fedify changes what it is given (it deletes `@type` once it has read
-// it). jsonld keeps no such results, and Fedify has no hook for them: the `expand` of the jsonld
+// Readers get copies because Fedify changes what it is given: it deletes `@type` from the node
+// objects an expansion hands it, once it has read it, and changes nothing deeper. So a reader's
+// copy is new only at its top level, over the rest of the expansion, which all readers share and
+// which is frozen, so that a change there would fail loudly rather than reach the next reader.
+// jsonld keeps no such results, and Fedify has no hook for them: the `expand` of the jsonld
 // that Fedify's modules share is wrapped here, for Fedify's own kind of call only (a context loader
 // and `keepFreeFloatingNodes`, nothing else); every other call goes through untouched.
 import jsonld from "@fedify/vocab-runtime/jsonld";
@@ -30,12 +33,20 @@ function isNode(value: Record<string, unknown>): boolean {
   return !("@value" in value || "@list" in value || "@set" in value || "@graph" in value);
 }
 
-/** A deep copy of expanded JSON-LD, its node objects marked as expanded. */
-function copy(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(copy);
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) out[key] = copy(v);
+/** Freezes an expansion and marks its node objects as expanded, once, before readers share it. */
+function seal(value: unknown): void {
+  if (value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) for (const v of value) seal(v);
+  else {
+    for (const v of Object.values(value)) seal(v);
+    if (isNode(value as Record<string, unknown>)) expandedNodes.add(value);
+  }
+  Object.freeze(value);
+}
+
+/** A reader's copy of an expanded object: its own top level, over the shared (sealed) rest. */
+function copy(value: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...value };
   if (isNode(out)) expandedNodes.add(out);
   return out;
 }
@@ -52,7 +63,13 @@ function expansionOf(input: object, options: Options): Promise<unknown[]> {
   const known = expansions.get(input) ?? [];
   const found = known.find((e) => e.loader === options.documentLoader);
   if (found) return found.result;
-  const entry = { loader: options.documentLoader, result: expand(input, options) };
+  const entry = {
+    loader: options.documentLoader,
+    result: expand(input, options).then((result) => {
+      seal(result);
+      return result;
+    }),
+  };
   known.push(entry);
   expansions.set(input, known);
   // A loader that failed (a context out of reach) is asked again by the next reader.
@@ -67,6 +84,6 @@ api.expand = async (input, options) => {
   if (!fedifysKind(options) || input === null || typeof input !== "object" || Array.isArray(input)) {
     return expand(input, options);
   }
-  if (expandedNodes.has(input)) return [copy(input)];
-  return copy(await expansionOf(input, options)) as unknown[];
+  if (expandedNodes.has(input)) return [copy(input as Record<string, unknown>)];
+  return (await expansionOf(input, options)).map((node) => copy(node as Record<string, unknown>));
 };
