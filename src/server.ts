@@ -83,10 +83,14 @@ export async function runServer(roles: Roles): Promise<void> {
   });
   if (roles.web) console.log(`Rookery is listening on http://${config.bind}:${running.port} (${config.origin})`);
 
+  // Until a signal: a worker alone has nothing else holding the event loop open on SQLite (its
+  // timers are unref'd, and it listens on no socket), and ended as soon as it found no work.
+  const untilSignal = setInterval(() => {}, 2 ** 31 - 1);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    clearInterval(untilSignal);
     log.info("{signal}: stopping", { signal });
     await running.stop();
     process.exit(0);

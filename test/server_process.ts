@@ -1,4 +1,4 @@
-// A real Rookery process (`rookery serve`) to kill and start again, on a database of its own (a
+// A real Rookery process (`rookery serve`, or another of its server commands) to kill and start again, on a database of its own (a
 // SQLite file, or a PostgreSQL schema), with a connection of this process to seed it and watch it.
 // Used by the crash tests and by the fault benchmark (bench/faults.ts).
 import { type ChildProcess, fork } from "node:child_process";
@@ -44,7 +44,7 @@ export interface ProcessServer {
   rt: Runtime;
   /** PostgreSQL: what the server's connections are called in pg_stat_activity. */
   applicationName: string | null;
-  /** Starts the process; resolves with the milliseconds until it answered. */
+  /** Starts the process; resolves with the milliseconds until it answered (a worker: once started). */
   start(): Promise<number>;
   /** SIGKILL, and waits for the process to be gone. */
   kill(): Promise<void>;
@@ -57,6 +57,7 @@ export interface ProcessServer {
 export async function processServer(
   postgresUrl: string | null,
   env: Record<string, string> = {},
+  command: "serve" | "worker" = "serve",
 ): Promise<ProcessServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "rookery-process-"));
@@ -95,10 +96,12 @@ export async function processServer(
     applicationName,
     async start() {
       const started = Date.now();
-      child = fork(MAIN, ["serve"], {
+      child = fork(MAIN, [command], {
         env: { ...process.env, ...serverEnv },
         stdio: ["ignore", "ignore", "inherit", "ipc"],
       });
+      // A worker answers no HTTP: started is all there is to wait for.
+      if (command === "worker") return Date.now() - started;
       for (;;) {
         try {
           if ((await fetch(`${url}/api/v1/instance`)).ok) return Date.now() - started;
