@@ -3,8 +3,9 @@
 //     configuration (web threads take the requests, the main thread's job worker drains the
 //     jobs): BENCH_CREATES (2,000 by default) Create(Note) activities from 50 remote actors that
 //     a local account follows (so their keys are known and each post goes to a home feed), signed
-//     beforehand and posted 50 at a time to the shared inbox from a thread of this process. It
-//     reports how many per second the inbox accepts (202s over the posting time), how many per
+//     beforehand and posted 50 at a time to the shared inbox from a thread of this process, after
+//     BENCH_WARMUP (1,000 by default) others have been sent and drained, so that what is measured
+//     is a warm server's work rather than its JIT compiler's. It reports how many per second the inbox accepts (202s over the posting time), how many per
 //     second are done (every status stored and no job left, counting from the first request), and
 //     the server process's CPU time per activity (/proc/PID/stat), and on PostgreSQL that of the
 //     server's backends too (their /proc/PID/stat);
@@ -45,6 +46,7 @@ import {
 import { pool } from "./pool.ts";
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 const CONCURRENCY = 50;
 const PARTS = (process.env.BENCH_PARTS ?? "ingest,delivery").split(",");
 const PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
@@ -172,31 +174,34 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     await seedFollows(serverUrl, db, token, remote, names);
 
     const inbox = `${serverUrl}/inbox`;
-    const requests: SignedRequest[] = Array.from({ length: CREATES }, (_, i) => {
-      const name = names[i % names.length];
-      const actor = remote.actor(name).id;
-      const id = `${actor}/statuses/${100000 + i}`;
-      const note = {
-        id,
-        type: "Note",
-        attributedTo: actor,
-        content: `<p>post number ${i}</p>`,
-        published: new Date().toISOString(),
-        to: [PUBLIC],
-        cc: [`${actor}/followers`],
-      };
-      const activity = {
-        "@context": "https://www.w3.org/ns/activitystreams",
-        id: `${id}/activity`,
-        type: "Create",
-        actor,
-        to: note.to,
-        cc: note.cc,
-        object: note,
-      };
-      const body = JSON.stringify(activity);
-      return { url: inbox, headers: signedPostHeaders(remote.actor(name), inbox, body, "draft-cavage"), body };
-    });
+    /** `count` signed Create(Note) activities, numbered from `from`. */
+    const batch = (from: number, count: number): SignedRequest[] =>
+      Array.from({ length: count }, (_, k) => {
+        const i = from + k;
+        const name = names[i % names.length];
+        const actor = remote.actor(name).id;
+        const id = `${actor}/statuses/${100000 + i}`;
+        const note = {
+          id,
+          type: "Note",
+          attributedTo: actor,
+          content: `<p>post number ${i}</p>`,
+          published: new Date().toISOString(),
+          to: [PUBLIC],
+          cc: [`${actor}/followers`],
+        };
+        const activity = {
+          "@context": "https://www.w3.org/ns/activitystreams",
+          id: `${id}/activity`,
+          type: "Create",
+          actor,
+          to: note.to,
+          cc: note.cc,
+          object: note,
+        };
+        const body = JSON.stringify(activity);
+        return { url: inbox, headers: signedPostHeaders(remote.actor(name), inbox, body, "draft-cavage"), body };
+      });
     const stored = async () => {
       const row = await db
         .selectFrom("statuses")
@@ -205,6 +210,18 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
         .executeTakeFirstOrThrow();
       return Number(row.n);
     };
+    // A server runs warm: its code compiled by the JIT and its caches filled. The warm-up's
+    // activities are sent and drained first, and measured apart from the rest.
+    let warmup = "";
+    if (WARMUP > 0) {
+      const warmupStarted = performance.now();
+      const { refused } = await send(batch(0, WARMUP));
+      await drained(db, async () => (await stored()) >= WARMUP - refused);
+      const secs = ((performance.now() - warmupStarted) / 1000).toFixed(2);
+      warmup = `  warm-up: ${WARMUP - refused} activities accepted and done in ${secs} s, not counted below`;
+    }
+    const requests = batch(WARMUP, CREATES);
+    const storedBefore = await stored();
 
     // The benchmark's own connection (poolSize 1) is left out of PostgreSQL's CPU time.
     const ownPid = backends ? (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0].pid : 0;
@@ -218,7 +235,7 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     const acceptedAt = performance.now();
     const cpuAccepted = cpuMs(child.pid!);
     const pgAccepted = await pgCpu();
-    await drained(db, async () => (await stored()) >= CREATES - refused);
+    await drained(db, async () => (await stored()) >= storedBefore + CREATES - refused);
     const drainedAt = performance.now();
     const cpuDrained = cpuMs(child.pid!);
     const pgDrained = await pgCpu();
@@ -232,12 +249,13 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     console.log(
       `Inbox ingest (${databaseUrl.startsWith("sqlite") ? "sqlite" : "postgres"}), rookery serve as its own process`,
     );
+    if (warmup) console.log(warmup);
     console.log(`  ${CREATES} signed Create(Note) from ${names.length} followed actors, ${CONCURRENCY} at a time`);
     console.log(
       `  accepted ${accepted} (${refused} refused) in ${secs(acceptedAt - started)} s: ${Math.round(accepted / ((acceptedAt - started) / 1000))}/s accepted (target: 500/s)`,
     );
     console.log(
-      `  all done ${secs(drainedAt - started)} s after the first request: ${Math.round(accepted / ((drainedAt - started) / 1000))}/s drained; ${await stored()} statuses stored, home feed shows ${shown} of its first 40`,
+      `  all done ${secs(drainedAt - started)} s after the first request: ${Math.round(accepted / ((drainedAt - started) / 1000))}/s drained; ${(await stored()) - storedBefore} statuses stored, home feed shows ${shown} of its first 40`,
     );
     console.log(
       `  server CPU: ${((cpuDrained - cpuStarted) / accepted).toFixed(2)} ms per activity in all (${((cpuAccepted - cpuStarted) / accepted).toFixed(2)} ms of it while the requests came in)`,
