@@ -159,11 +159,18 @@ test("a follower who asked to hear of every post is notified of a remote status,
   }
 });
 
-test("a body changed after signing is refused with 401", async () => {
-  const activity = create("Hello, unchanged");
-  assert.equal(await send(sharedInbox(), activity, { sent: (body) => body.replace("Hello", "Hullo") }), 401);
-  await server.settle();
-  assert.equal((await statusesOf(activity.object.id)).length, 0);
+test("a body changed after signing is refused with 401, whichever form the signature takes", async () => {
+  for (const spec of ["draft-cavage", "rfc9421"] as const) {
+    const activity = create("Hello, unchanged");
+    const sent = (body: string) => body.replace("Hello", "Hullo");
+    assert.equal(await send(sharedInbox(), activity, { spec, sent }), 401, spec);
+    await server.settle();
+    assert.equal((await statusesOf(activity.object.id)).length, 0, spec);
+    // The same delivery unchanged is taken.
+    assert.equal(await send(sharedInbox(), activity, { spec }), 202, spec);
+    await server.settle();
+    assert.equal((await statusesOf(activity.object.id)).length, 1, spec);
+  }
 });
 
 test("a delivery nested too deep or larger than 1 MB is refused with a JSON error, signed or not", async () => {

