@@ -5,10 +5,11 @@
 //     a local account follows (so their keys are known and each post goes to a home feed), signed
 //     beforehand and posted 50 at a time to the shared inbox from a thread of this process, after
 //     BENCH_WARMUP (1,000 by default) others have been sent and drained, so that what is measured
-//     is a warm server's work rather than its JIT compiler's. It reports how many per second the inbox accepts (202s over the posting time), how many per
-//     second are done (every status stored and no job left, counting from the first request), and
-//     the server process's CPU time per activity (/proc/PID/stat), and on PostgreSQL that of the
-//     server's backends too (their /proc/PID/stat);
+//     is a warm server's work rather than its JIT compiler's. It reports how many per second the
+//     inbox accepts (202s over the posting time), how many per second are done (every status
+//     stored and no job left, counting from the first request), and the server process's CPU time
+//     per activity (/proc/PID/stat), and on PostgreSQL that of the server's backends too (their
+//     /proc/PID/stat);
 //  2. delivery: one post of an account with 1,000 followers spread over 100 loopback servers;
 //     how many deliveries arrive (one per server's shared inbox, not one per follower) and when the
 //     last one does. This part runs the server in this process.

@@ -1,5 +1,6 @@
-// A real Rookery process (`rookery serve`, or another of its server commands) to kill and start again, on a database of its own (a
-// SQLite file, or a PostgreSQL schema), with a connection of this process to seed it and watch it.
+// A real Rookery process (`rookery serve`, or another of its server commands) to kill and start
+// again, on a database of its own (a SQLite file, or a PostgreSQL schema), with a connection of
+// this process to seed it and watch it.
 // Used by the crash tests and by the fault benchmark (bench/faults.ts).
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";

@@ -59,12 +59,15 @@ function actorHost(body: string): string | null {
 class DeliveredRequest extends Request {
   readonly #headers: Headers;
   readonly #bytes: Buffer<ArrayBuffer>;
+  /** The bytes as text, decoded once by the gate. */
+  readonly #text: string;
   #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null = null;
 
-  constructor(url: string, headers: Headers, bytes: Buffer<ArrayBuffer>) {
+  constructor(url: string, headers: Headers, bytes: Buffer<ArrayBuffer>, text: string) {
     super(url, { method: "POST" });
     this.#headers = headers;
     this.#bytes = bytes;
+    this.#text = text;
   }
 
   override get headers(): Headers {
@@ -98,11 +101,11 @@ class DeliveredRequest extends Request {
   }
 
   override async text(): Promise<string> {
-    return this.#bytes.toString("utf8");
+    return this.#text;
   }
 
   override async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
+    return JSON.parse(this.#text);
   }
 }
 
@@ -115,7 +118,7 @@ async function deliveryBody(c: Ctx): Promise<string> {
     throw badRequest(`Invalid activity: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
   }
   // The bytes, not the text: the signature's digest is of the bytes sent.
-  c.req.raw = new DeliveredRequest(c.req.url, c.req.raw.headers, bytes);
+  c.req.raw = new DeliveredRequest(c.req.url, c.req.raw.headers, bytes, text);
   return text;
 }
 
