@@ -1,5 +1,5 @@
 // The full-text index of statuses (migration 0026), kept in step with them: written in the same
-// transaction as a status's post, edit and delete (statuses/side_effects.ts). Boosts are not
+// transaction as a status's post (statuses/write.ts), edit and delete (statuses/side_effects.ts). Boosts are not
 // indexed (they have no text of their own), nor deleted statuses. SQLite keeps words in FTS5 with the
 // status id as rowid; PostgreSQL keeps a tsvector. Both index the words searchWords() makes, so the
 // two databases find the same statuses.
@@ -27,9 +27,14 @@ function documentOf(spoilerText: string, content: string, pollOptions: string[])
   return searchWords([spoilerText, htmlToPlainText(content), ...pollOptions].join("\n")).join(" ");
 }
 
-/** A status's entry as each database keeps it: its id, and its words (FTS5 text, or a tsvector). */
+/** A status's words as each database keeps them: FTS5 text, or a tsvector. */
+function kept(dialect: Dialect, document: unknown) {
+  return dialect === "sqlite" ? sql`${document}` : sql`to_tsvector('simple', ${document})`;
+}
+
+/** A status's entry as each database keeps it: its id, and its words. */
 function entry(dialect: Dialect, id: unknown, document: unknown) {
-  return dialect === "sqlite" ? sql`(${id}, ${document})` : sql`(${id}, to_tsvector('simple', ${document}))`;
+  return sql`(${id}, ${kept(dialect, document)})`;
 }
 
 /** The insert of `entries` (made by `entry`). */
@@ -55,18 +60,30 @@ export async function indexStatus(db: Db, dialect: Dialect, id: string): Promise
   await write(db, dialect, await documents(db, [id]));
 }
 
+/** The words of a status being posted, from what is being written (not read back). */
+export function newStatusDocument(s: { spoilerText: string; content: string; pollOptions: string[] }): string {
+  return documentOf(s.spoilerText, s.content, s.pollOptions);
+}
+
+/**
+ * PostgreSQL: the entry of each status a data-modifying CTE named `cte` returns (its `id`), as the
+ * body of another CTE of its statement (statuses/write.ts: in the round trip of the insert).
+ */
+export function indexInserted(cte: string, document: unknown) {
+  const words = kept("postgres", document);
+  return sql<
+    Record<string, never>
+  >`(insert into status_search (status_id, document) select id, ${words} from ${sql.table(cte)})`;
+}
+
 /** One status's index entry, written for every status stored: compiled once. */
 const writeOne = prepared((_db, dialect: Dialect, v: { id: string; document: string }) =>
   insertEntries(dialect, entry(dialect, v.id, v.document)),
 );
 
-/** Writes the index entry of a status being posted, from what is being written (not read back). */
-export async function indexNewStatus(
-  db: Db,
-  dialect: Dialect,
-  s: { id: string; spoilerText: string; content: string; pollOptions: string[] },
-): Promise<void> {
-  await writeOne(db, dialect, { id: s.id, document: documentOf(s.spoilerText, s.content, s.pollOptions) });
+/** Writes the index entry of a status being posted (SQLite: PostgreSQL's goes with its row, indexInserted). */
+export async function indexNewStatus(db: Db, dialect: Dialect, s: { id: string; document: string }): Promise<void> {
+  await writeOne(db, dialect, s);
 }
 
 /** Rebuilds the whole index from the statuses, a batch at a time; returns how many were indexed. */

@@ -8,7 +8,7 @@ import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { fanOutNow, subscribersExist } from "../feeds/fanout.ts";
 import { type NotificationType, notify } from "../notifications/create.ts";
-import { indexNewStatus, indexStatus, unindexStatus } from "../search/status_index.ts";
+import { indexStatus, unindexStatus } from "../search/status_index.ts";
 import { addToConversation, deliverToRecipients, removeFromConversations } from "./conversations.ts";
 
 declare module "../../jobs/queue.ts" {
@@ -67,12 +67,8 @@ export async function statusPosted(
     mentioned: string[];
     visibility: Visibility;
     tags: string[];
-    spoilerText: string;
-    content: string;
-    pollOptions: string[];
   },
 ): Promise<() => Promise<void>> {
-  await indexNewStatus(db, rt.dialect, s);
   if (s.mentioned.length > 0 || s.visibility === "direct") {
     await rt.queue.enqueue(
       "statuses.notify_mentioned",

@@ -11,6 +11,7 @@ import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { setStatusMedia } from "../media/attach.ts";
 import type { MediaRow } from "../media/rows.ts";
+import { indexInserted, indexNewStatus, newStatusDocument } from "../search/status_index.ts";
 import { addMentions, addTags, replaceMentions, replaceTags } from "./compose.ts";
 import { createPoll, type PollRecord } from "./polls.ts";
 import { statusEdited, statusPosted } from "./side_effects.ts";
@@ -59,36 +60,39 @@ const countReply = { replies_count: sql<number>`replies_count + 1` };
 
 /**
  * A new status's row, unless one with its URI is stored; its id when it was inserted. On PostgreSQL,
- * in the same round trip, its counters: CTEs that see only a row the insert did make. Made for
- * every status stored, so compiled once.
+ * in the same round trip, its counters and its search entry (of `document`): CTEs that see only a
+ * row the insert did make. Made for every status stored, so compiled once.
  */
-const insertStatusRow = prepared<Dialect, Insertable<StatusesTable>, { id: string }>((db, dialect, row) => {
-  const insert = db
-    .insertInto("statuses")
-    .values(row)
-    .onConflict((oc) => oc.column("uri").doNothing())
-    .returning(["id", "account_id", "in_reply_to_id", "updated_at"]);
-  if (dialect !== "postgres") return insert;
-  return db
-    .with("inserted", () => insert)
-    .with("stats", (q) =>
-      q.insertInto("status_stats").columns(["status_id"]).expression(q.selectFrom("inserted").select("id")),
-    )
-    .with("author", (q) =>
-      q
-        .updateTable("account_stats")
-        .set(countAuthor(q.selectFrom("inserted").select("updated_at")))
-        .where("account_id", "in", q.selectFrom("inserted").select("account_id")),
-    )
-    .with("parent", (q) =>
-      q
-        .updateTable("status_stats")
-        .set(countReply)
-        .where("status_id", "in", q.selectFrom("inserted").select("in_reply_to_id")),
-    )
-    .selectFrom("inserted")
-    .select("id");
-});
+const insertStatusRow = prepared<Dialect, Insertable<StatusesTable> & { document: string }, { id: string }>(
+  (db, dialect, { document, ...row }) => {
+    const insert = db
+      .insertInto("statuses")
+      .values(row)
+      .onConflict((oc) => oc.column("uri").doNothing())
+      .returning(["id", "account_id", "in_reply_to_id", "updated_at"]);
+    if (dialect !== "postgres") return insert;
+    return db
+      .with("inserted", () => insert)
+      .with("stats", (q) =>
+        q.insertInto("status_stats").columns(["status_id"]).expression(q.selectFrom("inserted").select("id")),
+      )
+      .with("author", (q) =>
+        q
+          .updateTable("account_stats")
+          .set(countAuthor(q.selectFrom("inserted").select("updated_at")))
+          .where("account_id", "in", q.selectFrom("inserted").select("account_id")),
+      )
+      .with("parent", (q) =>
+        q
+          .updateTable("status_stats")
+          .set(countReply)
+          .where("status_id", "in", q.selectFrom("inserted").select("in_reply_to_id")),
+      )
+      .with("searched", () => indexInserted("inserted", document))
+      .selectFrom("inserted")
+      .select("id");
+  },
+);
 
 // SQLite's counters of a new status, one statement each (the CTEs above on PostgreSQL), compiled once.
 const insertStatsRow = prepared((db, _: null, v: { statusId: string }) =>
@@ -112,6 +116,11 @@ export async function insertStatus(
   s: ParsedStatus,
 ): Promise<{ afterCommit: () => Promise<void> } | null> {
   const now = new Date();
+  const document = newStatusDocument({
+    spoilerText: s.spoilerText,
+    content: s.content,
+    pollOptions: s.poll?.options ?? [],
+  });
   const [inserted] = await insertStatusRow(db, rt.dialect, {
     id: s.id,
     uri: s.uri,
@@ -133,12 +142,14 @@ export async function insertStatus(
     updated_at: now,
     edited_at: s.editedAt,
     deleted_at: null,
+    document,
   });
   if (inserted && rt.dialect === "sqlite") {
     // SQLite has no data-modifying CTEs; its statements run in-process, with no round trip to save.
     await insertStatsRow(db, null, { statusId: s.id });
     await countAuthorRow(db, null, { accountId: s.accountId, at: now });
     if (s.parent) await countReplyRow(db, null, { statusId: s.parent.id });
+    await indexNewStatus(db, rt.dialect, { id: s.id, document });
   }
   if (!inserted) return null;
   await addMentions(db, s.id, s.mentioned);
@@ -153,9 +164,6 @@ export async function insertStatus(
     mentioned: s.mentioned,
     visibility: s.visibility,
     tags: s.tags,
-    spoilerText: s.spoilerText,
-    content: s.content,
-    pollOptions: s.poll?.options ?? [],
   });
   return { afterCommit };
 }
