@@ -49,6 +49,8 @@ import { pool } from "./pool.ts";
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 const CONCURRENCY = 50;
+/** Requests per second the load offers (BENCH_RATE); unset, as fast as the server takes them. */
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : null;
 const PARTS = (process.env.BENCH_PARTS ?? "ingest,delivery").split(",");
 const PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
 
@@ -126,9 +128,9 @@ async function seedFollows(serverUrl: string, db: Db, token: string, remote: Rem
 }
 
 /** Posts the requests from a thread of its own, so that the load does not share the server's cores' accounting; the refused ones and the CPU time it took. */
-async function send(requests: SignedRequest[]): Promise<{ refused: number; cpuMs: number }> {
+async function send(requests: SignedRequest[], rate: number | null): Promise<{ refused: number; cpuMs: number }> {
   const worker = new Worker(new URL("./inbox_load.ts", import.meta.url), {
-    workerData: { requests, concurrency: CONCURRENCY },
+    workerData: { requests, concurrency: CONCURRENCY, rate },
   });
   const done = await new Promise<{ statuses: number[]; cpuMicros: number }>((resolve, reject) => {
     worker.once("message", resolve);
@@ -216,7 +218,7 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     let warmup = "";
     if (WARMUP > 0) {
       const warmupStarted = performance.now();
-      const { refused } = await send(batch(0, WARMUP));
+      const { refused } = await send(batch(0, WARMUP), null);
       await drained(db, async () => (await stored()) >= WARMUP - refused);
       const secs = ((performance.now() - warmupStarted) / 1000).toFixed(2);
       warmup = `  warm-up: ${WARMUP - refused} activities accepted and done in ${secs} s, not counted below`;
@@ -232,7 +234,7 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     const pgStarted = await pgCpu();
     const cpuStarted = cpuMs(child.pid!);
     const started = performance.now();
-    const { refused, cpuMs: loadCpuMs } = await send(requests);
+    const { refused, cpuMs: loadCpuMs } = await send(requests, RATE);
     const acceptedAt = performance.now();
     const cpuAccepted = cpuMs(child.pid!);
     const pgAccepted = await pgCpu();
@@ -251,13 +253,17 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
       `Inbox ingest (${databaseUrl.startsWith("sqlite") ? "sqlite" : "postgres"}), rookery serve as its own process`,
     );
     if (warmup) console.log(warmup);
-    console.log(`  ${CREATES} signed Create(Note) from ${names.length} followed actors, ${CONCURRENCY} at a time`);
+    const pace = RATE ? `, offered at ${RATE}/s` : "";
+    console.log(
+      `  ${CREATES} signed Create(Note) from ${names.length} followed actors, ${CONCURRENCY} at a time${pace}`,
+    );
     console.log(
       `  accepted ${accepted} (${refused} refused) in ${secs(acceptedAt - started)} s: ${Math.round(accepted / ((acceptedAt - started) / 1000))}/s accepted (target: 500/s)`,
     );
     console.log(
       `  all done ${secs(drainedAt - started)} s after the first request: ${Math.round(accepted / ((drainedAt - started) / 1000))}/s drained; ${(await stored()) - storedBefore} statuses stored, home feed shows ${shown} of its first 40`,
     );
+    console.log(`  the last done ${secs(drainedAt - acceptedAt)} s after the last was accepted`);
     console.log(
       `  server CPU: ${((cpuDrained - cpuStarted) / accepted).toFixed(2)} ms per activity in all (${((cpuAccepted - cpuStarted) / accepted).toFixed(2)} ms of it while the requests came in)`,
     );

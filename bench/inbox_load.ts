@@ -1,6 +1,6 @@
 // The load of the federation benchmark's ingest, in a thread of its own: it posts requests signed
-// beforehand, CONCURRENCY at a time over as many kept-alive connections, and reports their
-// statuses and the CPU time it spent itself. It shares the machine's cores with the server, so it
+// beforehand, CONCURRENCY at a time over as many kept-alive connections (and, given a rate, none
+// before its time at that rate), and reports their statuses and the CPU time it spent itself. It shares the machine's cores with the server, so it
 // uses node:http, which cost about a third of what fetch did per request.
 import { Agent, request } from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
@@ -12,7 +12,12 @@ export interface SignedRequest {
   body: string;
 }
 
-const { requests, concurrency } = workerData as { requests: SignedRequest[]; concurrency: number };
+const { requests, concurrency, rate } = workerData as {
+  requests: SignedRequest[];
+  concurrency: number;
+  /** Requests per second, or null for as fast as the server answers. */
+  rate: number | null;
+};
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 
 function post({ url, headers, body }: SignedRequest): Promise<number> {
@@ -29,8 +34,13 @@ function post({ url, headers, body }: SignedRequest): Promise<number> {
 }
 
 const cpuBefore = process.threadCpuUsage();
+const started = performance.now();
 const statuses = await pool(
-  requests.map((r) => () => post(r)),
+  requests.map((r, i) => async () => {
+    const wait = rate ? started + (i * 1000) / rate - performance.now() : 0;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    return post(r);
+  }),
   concurrency,
 );
 const cpu = process.threadCpuUsage(cpuBefore);
