@@ -1,7 +1,8 @@
 // The load of the federation benchmark's ingest, in a thread of its own: it posts requests signed
 // beforehand, CONCURRENCY at a time over as many kept-alive connections (and, given a rate, none
-// before its time at that rate), and reports their statuses and the CPU time it spent itself. It shares the machine's cores with the server, so it
-// uses node:http, which cost about a third of what fetch did per request.
+// before its time at that rate), and reports their statuses and the CPU time it spent itself. It
+// shares the machine's cores with the server, so it uses node:http, which cost about a third of
+// what fetch did per request.
 import { Agent, request } from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
 import { pool } from "./pool.ts";

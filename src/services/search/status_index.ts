@@ -1,8 +1,8 @@
 // The full-text index of statuses (migration 0026), kept in step with them: written in the same
-// transaction as a status's post (statuses/write.ts), edit and delete (statuses/side_effects.ts). Boosts are not
-// indexed (they have no text of their own), nor deleted statuses. SQLite keeps words in FTS5 with the
-// status id as rowid; PostgreSQL keeps a tsvector. Both index the words searchWords() makes, so the
-// two databases find the same statuses.
+// transaction as a status's post (statuses/write.ts), edit and delete (statuses/side_effects.ts).
+// Boosts are not indexed (they have no text of their own), nor deleted statuses. SQLite keeps words
+// in FTS5 with the status id as rowid; PostgreSQL keeps a tsvector. Both index the words
+// searchWords() makes, so the two databases find the same statuses.
 import { type RawBuilder, sql } from "kysely";
 import type { Db, Dialect } from "../../db/index.ts";
 import { prepared } from "../../db/prepared.ts";
@@ -23,7 +23,8 @@ async function documents(db: Db, ids: string[]): Promise<{ id: string; document:
   return rows.map((r) => ({ id: r.id, document: documentOf(r.spoiler_text, r.content, r.options ?? []) }));
 }
 
-function documentOf(spoilerText: string, content: string, pollOptions: string[]): string {
+/** What a status is found by, from its parts (a status being posted: from what is being written). */
+export function documentOf(spoilerText: string, content: string, pollOptions: string[]): string {
   return searchWords([spoilerText, htmlToPlainText(content), ...pollOptions].join("\n")).join(" ");
 }
 
@@ -60,31 +61,22 @@ export async function indexStatus(db: Db, dialect: Dialect, id: string): Promise
   await write(db, dialect, await documents(db, [id]));
 }
 
-/** The words of a status being posted, from what is being written (not read back). */
-export function newStatusDocument(s: { spoilerText: string; content: string; pollOptions: string[] }): string {
-  return documentOf(s.spoilerText, s.content, s.pollOptions);
-}
-
 /**
  * PostgreSQL: the entry of each status a data-modifying CTE named `cte` returns (its `id`), as the
  * body of another CTE of its statement (statuses/write.ts: in the round trip of the insert).
  */
-export function indexInserted(cte: string, document: unknown) {
+export function indexInserted(cte: string, document: unknown): RawBuilder<Record<string, never>> {
   const words = kept("postgres", document);
-  return sql<
-    Record<string, never>
-  >`(insert into status_search (status_id, document) select id, ${words} from ${sql.table(cte)})`;
+  return sql`(insert into status_search (status_id, document) select id, ${words} from ${sql.table(cte)})`;
 }
 
-/** One status's index entry, written for every status stored: compiled once. */
-const writeOne = prepared((_db, dialect: Dialect, v: { id: string; document: string }) =>
+/**
+ * The index entry of a status being posted, on SQLite (PostgreSQL's goes with its row:
+ * indexInserted). Written for every status stored, so compiled once.
+ */
+export const indexNewStatus = prepared((_db, dialect: Dialect, v: { id: string; document: string }) =>
   insertEntries(dialect, entry(dialect, v.id, v.document)),
 );
-
-/** Writes the index entry of a status being posted (SQLite: PostgreSQL's goes with its row, indexInserted). */
-export async function indexNewStatus(db: Db, dialect: Dialect, s: { id: string; document: string }): Promise<void> {
-  await writeOne(db, dialect, s);
-}
 
 /** Rebuilds the whole index from the statuses, a batch at a time; returns how many were indexed. */
 export async function reindexStatuses(

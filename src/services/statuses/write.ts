@@ -11,7 +11,7 @@ import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { setStatusMedia } from "../media/attach.ts";
 import type { MediaRow } from "../media/rows.ts";
-import { indexInserted, indexNewStatus, newStatusDocument } from "../search/status_index.ts";
+import { documentOf, indexInserted, indexNewStatus } from "../search/status_index.ts";
 import { addMentions, addTags, replaceMentions, replaceTags } from "./compose.ts";
 import { createPoll, type PollRecord } from "./polls.ts";
 import { statusEdited, statusPosted } from "./side_effects.ts";
@@ -116,11 +116,7 @@ export async function insertStatus(
   s: ParsedStatus,
 ): Promise<{ afterCommit: () => Promise<void> } | null> {
   const now = new Date();
-  const document = newStatusDocument({
-    spoilerText: s.spoilerText,
-    content: s.content,
-    pollOptions: s.poll?.options ?? [],
-  });
+  const document = documentOf(s.spoilerText, s.content, s.poll?.options ?? []);
   const [inserted] = await insertStatusRow(db, rt.dialect, {
     id: s.id,
     uri: s.uri,
