@@ -13,7 +13,7 @@ import { BUILT_IN_ROLES, type BuiltInRole } from "../src/domain/roles.ts";
 import { createHttpServer } from "../src/http_server.ts";
 import { startWorker } from "../src/jobs/worker.ts";
 import { configureLogging } from "../src/log.ts";
-import { createRuntime, type Runtime } from "../src/runtime.ts";
+import { createRuntime, type Runtime, type RuntimeOptions } from "../src/runtime.ts";
 import { createLocalUser } from "../src/services/accounts/accounts.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
@@ -122,7 +122,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   });
   let rt: Runtime;
   try {
-    rt = await createRuntimeRetrying(config, schema);
+    rt = await createRuntimeRetrying(config, { schema, poolSize: 4 });
   } catch (error) {
     // Leave nothing behind that would keep the test process alive.
     http.close();
@@ -221,15 +221,15 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
  * The migrator reads PostgreSQL's catalog of every schema, and another test file dropping its own
  * schema at that moment can make the read fail: such a start is tried again.
  */
-async function createRuntimeRetrying(
+export async function createRuntimeRetrying(
   config: ReturnType<typeof loadConfig>,
-  schema: string | undefined,
+  options: RuntimeOptions,
 ): Promise<Runtime> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await createRuntime(config, { schema, poolSize: 4 });
+      return await createRuntime(config, options);
     } catch (error) {
-      if (!schema || attempt === 3 || !/does not exist/.test(String(error))) throw error;
+      if (!options.schema || attempt === 3 || !/does not exist/.test(String(error))) throw error;
     }
   }
 }

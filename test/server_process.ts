@@ -12,10 +12,11 @@ import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { newId } from "../src/domain/ids.ts";
 import { hashPassword } from "../src/domain/secrets.ts";
-import { createRuntime, type Runtime } from "../src/runtime.ts";
+import type { Runtime } from "../src/runtime.ts";
 import { localAccountRow, userRow } from "../src/services/accounts/account_row.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
+import { createRuntimeRetrying } from "./rig.ts";
 
 const MAIN = join(import.meta.dirname, "../src/main.ts");
 
@@ -86,7 +87,7 @@ export async function processServer(
     ...env,
   };
   // Migrates the database before the server first starts (in the schema, on PostgreSQL).
-  const rt = await createRuntime(loadConfig(serverEnv), { schema, poolSize: 4, sqliteCheckpoints: false });
+  const rt = await createRuntimeRetrying(loadConfig(serverEnv), { schema, poolSize: 4, sqliteCheckpoints: false });
   const url = `http://127.0.0.1:${port}`;
   let child: ChildProcess | null = null;
 
