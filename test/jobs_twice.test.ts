@@ -5,6 +5,8 @@
 // one to `cases` when you add a type.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { sql } from "kysely";
 import sharp from "sharp";
@@ -272,6 +274,28 @@ const cases: Record<JobType, () => Promise<void>> = {
   },
   async "federation.deliver"() {
     await postAs(writer, { status: "For the peer again" });
+  },
+  async "cards.fetch"() {
+    // A page on this machine, named as a public site is (the resolver is the system's: an address).
+    const page = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" }).end("<title>A page</title>");
+    });
+    await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = page.address() as AddressInfo;
+      const status = await postAs(writer, { status: `Linked http://example.com:${port}/page` });
+      // example.com resolves nowhere here: the link is rewritten to the page's address.
+      await server.rt.db
+        .updateTable("statuses")
+        .set({ content: `<p><a href="http://127.0.0.1:${port}/page">a page</a></p>` })
+        .where("id", "=", status.id)
+        .execute();
+      await runEachTwice();
+      const card = await server.rt.db.selectFrom("preview_cards").select("title").executeTakeFirstOrThrow();
+      assert.equal(card.title, "A page");
+    } finally {
+      await new Promise((resolve) => page.close(resolve));
+    }
   },
 };
 

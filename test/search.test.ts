@@ -224,7 +224,7 @@ test("operators: phrases, exclusions, from:, has:, is:, language:, dates", async
   assert.deepEqual(await statusesFound(`fox has:media`), [pictured]);
   assert.deepEqual(await statusesFound(`fox has:image`), [pictured]);
   assert.deepEqual(await statusesFound(`fox has:video`), []);
-  assert.deepEqual(await statusesFound(`fox has:embed`), [], "no link previews yet");
+  assert.deepEqual(await statusesFound(`fox has:embed`), [], "no status here has a preview card");
   await server.delete(`/api/v1/statuses/${pictured}`, { token: u.token });
   assert.deepEqual(await statusesFound(`fox is:reply`), [reply]);
   assert.deepEqual(await statusesFound(`fox -is:reply from:opuser`), [poll, second, first]);

@@ -1,5 +1,5 @@
-// Trends: hashtags (only those an operator allowed), statuses, links (none until link previews),
-// and the review behind `rookery trends allow|deny|review`.
+// Trends: hashtags (only those an operator allowed), statuses, links (none without preview cards,
+// which test/preview_cards.test.ts makes), and the review behind `rookery trends allow|deny|review`.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { reviewTag, tagsToReview } from "../src/services/trends/tags.ts";
@@ -94,7 +94,7 @@ test("statuses trend by the distinct people who favourite and boost them", async
   );
 });
 
-test("links: none trends until link previews exist", async () => {
+test("links: none trends without preview cards", async () => {
   assert.deepEqual((await server.get("/api/v1/trends/links")).body, []);
   assert.equal((await server.get("/api/v1/timelines/link", { query: { url: "https://example.com/" } })).status, 404);
   assert.equal((await server.get("/api/v1/timelines/link")).status, 400);

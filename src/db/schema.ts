@@ -764,6 +764,9 @@ export interface DomainAllowsTable {
 }
 
 export interface Database {
+  preview_cards: PreviewCardsTable;
+  preview_cards_statuses: PreviewCardsStatusesTable;
+  preview_card_providers: PreviewCardProvidersTable;
   admin_action_logs: AdminActionLogsTable;
   account_warnings: AccountWarningsTable;
   relationship_severance_events: RelationshipSeveranceEventsTable;
@@ -902,4 +905,57 @@ export interface PushDeliveriesTable {
   subscription_id: string;
   notification_id: string;
   created_at: Date;
+}
+
+export type PreviewCardType = "link" | "photo" | "video" | "rich";
+
+/** A link preview: one per URL, shared by every status linking it. */
+export interface PreviewCardsTable {
+  id: string;
+  url: string;
+  type: Default<PreviewCardType>;
+  title: Default<string>;
+  description: Default<string>;
+  author_name: Default<string>;
+  author_url: Default<string>;
+  /** The account `fediverse:creator` names, when known here. */
+  author_account_id: ColumnType<string | null, string | null | undefined, string | null>;
+  provider_name: Default<string>;
+  provider_url: Default<string>;
+  /** An oEmbed or player iframe, sanitized. */
+  html: Default<string>;
+  width: Default<number>;
+  height: Default<number>;
+  embed_url: Default<string>;
+  image_key: ColumnType<string | null, string | null | undefined, string | null>;
+  image_description: Default<string>;
+  blurhash: ColumnType<string | null, string | null | undefined, string | null>;
+  language: ColumnType<string | null, string | null | undefined, string | null>;
+  published_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Moderators' review for link trends (null: not reviewed). */
+  trendable: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  reviewed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  fetched_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  stale_at: Date;
+  fetching_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PreviewCardsStatusesTable {
+  status_id: string;
+  preview_card_id: string;
+  /** The link as the status wrote it. */
+  url: string;
+}
+
+/** A site cards come from, as moderators review it for link trends. */
+export interface PreviewCardProvidersTable {
+  id: string;
+  domain: string;
+  trendable: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  reviewed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  requested_review_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Date;
+  updated_at: Date;
 }

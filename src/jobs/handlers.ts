@@ -2,6 +2,7 @@
 import { deliver, distribute, runFedifyMessage } from "../federation/load.ts";
 import type { Runtime } from "../runtime.ts";
 import { publishScheduledAnnouncement } from "../services/announcements/announcements.ts";
+import { fetchCardJob } from "../services/cards/fetch.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
 import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
 import { deliverMail } from "../services/mail.ts";
@@ -40,6 +41,7 @@ const handlers: Handlers = {
   "federation.deliver": deliver,
   "accounts.purge": purgeAccount,
   "announcements.publish": publishScheduledAnnouncement,
+  "cards.fetch": fetchCardJob,
 };
 
 /** Every job type with a handler (the run-twice test covers each of them). */

@@ -113,15 +113,17 @@ export const shape = (width: number, height: number) => ({
 
 /**
  * The preview of a picture (an image, a video's first frame, a custom thumbnail) and its blurhash.
- * `alpha`, whether the picture has an alpha channel, is read from it unless the caller knows.
+ * `alpha`, whether the picture has an alpha channel, is read from it unless the caller knows; `side`,
+ * the box it fits in (a link preview's is Mastodon's 400 px).
  */
 export async function previewOf(
   input: Buffer,
   alpha?: boolean,
+  side = PREVIEW_SIZE,
 ): Promise<{ file: OutputFile; small: MediaMeta["small"]; blurhash: string }> {
   const picture = sharp()(input, { limitInputPixels: false }).rotate();
   const hasAlpha = alpha ?? (await picture.metadata()).hasAlpha;
-  const small = picture.resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: "inside", withoutEnlargement: true });
+  const small = picture.resize(side, side, { fit: "inside", withoutEnlargement: true });
   const out = hasAlpha
     ? await small.png().toBuffer({ resolveWithObject: true })
     : await small.jpeg({ ...JPEG, quality: 80 }).toBuffer({ resolveWithObject: true });

@@ -22,6 +22,7 @@ import {
 } from "./json_text.ts";
 import { renderMedia } from "./media_attachment.ts";
 import { renderPoll } from "./poll.ts";
+import { type CardView, renderCard } from "./preview_card.ts";
 
 export type StatusEntity = Record<string, unknown> & { id: string; reblog: StatusEntity | null };
 
@@ -42,6 +43,7 @@ const CHANGING = [
   "account",
   "emojis",
   "poll",
+  "card",
 ] as const;
 type Changing = Record<(typeof CHANGING)[number], unknown>;
 
@@ -71,7 +73,7 @@ function shape(rt: Runtime, { row, mentions, tags, media }: StatusShared, d: Cha
     mentions,
     tags,
     emojis: d.emojis,
-    card: null,
+    card: d.card,
     poll: d.poll,
     quote: null,
   };
@@ -81,7 +83,11 @@ function shape(rt: Runtime, { row, mentions, tags, media }: StatusShared, d: Cha
 function changing(
   rt: Runtime,
   view: StatusView,
-  nest: { status: (rt: Runtime, v: StatusView) => unknown; account: (rt: Runtime, v: AccountView) => unknown },
+  nest: {
+    status: (rt: Runtime, v: StatusView) => unknown;
+    account: (rt: Runtime, v: AccountView) => unknown;
+    card: (rt: Runtime, v: CardView) => unknown;
+  },
 ): Changing {
   const s = view.counts;
   // The app a status was posted with shows only to its author.
@@ -96,6 +102,7 @@ function changing(
     emojis: renderCustomEmojis(rt.config, view.emojis),
     // The poll shows the viewer's votes.
     poll: view.poll ? renderPoll(view.poll) : null,
+    card: view.card ? nest.card(rt, view.card) : null,
   };
 }
 
@@ -112,7 +119,11 @@ function viewerFields(v: ViewerState, authorId: string) {
 }
 
 /** Nested entities as objects, for renderStatus. */
-const asObjects = { status: (rt: Runtime, v: StatusView) => renderStatus(rt, v), account: renderAccountView };
+const asObjects = {
+  status: (rt: Runtime, v: StatusView) => renderStatus(rt, v),
+  account: renderAccountView,
+  card: (rt: Runtime, v: CardView) => renderCard(rt.config, v, (a) => renderAccountView(rt, a)),
+};
 
 export function renderStatus(rt: Runtime, view: StatusView, o: RenderOptions = {}): StatusEntity {
   const entity = shape(rt, view.shared, changing(rt, view, asObjects));
@@ -133,7 +144,13 @@ const HOLES = holes(CHANGING);
 const asWriters = {
   status: (rt: Runtime, v: StatusView) => new Writer(writeStatus, rt, v),
   account: (rt: Runtime, v: AccountView) => new Writer(writeAccount, rt, v),
+  card: (rt: Runtime, v: CardView) => new Writer(writeCard, rt, v),
 };
+
+/** A card as JSON, its author's account written from its template. */
+function writeCard(rt: Runtime, out: JsonOut, v: CardView): void {
+  out.compose(renderCard(rt.config, v, (a) => new Writer(writeAccount, rt, a)));
+}
 
 /** Writes the entity renderStatus makes, as JSON. */
 export function writeStatus(rt: Runtime, out: JsonOut, view: StatusView): void {

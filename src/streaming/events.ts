@@ -19,6 +19,8 @@ export interface BusEvents {
   "statuses.published": { id: string };
   /** A status was edited. */
   "statuses.edited": { id: string };
+  /** Statuses got their link's preview card, lost it, or it changed: streams show them again. */
+  "statuses.card": { ids: string[] };
   /** Statuses were deleted; `public`: they were on the public timelines. */
   "statuses.deleted": { ids: string[]; public: boolean };
   /** A notification was recorded (and not filtered) for the account. */

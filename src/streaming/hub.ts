@@ -112,6 +112,12 @@ export class Hub {
     this.#on("statuses.edited", "feeds", (e) => this.#editedInFeeds(e));
     this.#on("statuses.published", "public", (e) => this.#published(e));
     this.#on("statuses.edited", "public", (e) => this.#editedInPublic(e));
+    this.#on("statuses.card", "feeds", async ({ ids }) => {
+      for (const id of ids) await this.#editedInFeeds({ id });
+    });
+    this.#on("statuses.card", "public", async ({ ids }) => {
+      for (const id of ids) await this.#editedInPublic({ id });
+    });
     this.#on("statuses.deleted", "public", (e) => this.#deleted(e));
     this.#on("notification.created", "accounts", (e) => this.#notification(e));
     this.#on("conversation.updated", "accounts", (e) => this.#conversation(e));

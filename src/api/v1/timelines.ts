@@ -1,16 +1,18 @@
 import { z } from "zod";
-import { ApiError } from "../../domain/errors.ts";
+import { ApiError, badRequest } from "../../domain/errors.ts";
 import { type Ctx, params, router, sendJson } from "../../http/hono.ts";
-import { parse, pathId, zFlag, zStrings } from "../../http/validate.ts";
+import { parse, pathId, zFlag, zStrings, zText } from "../../http/validate.ts";
 import { statusesJson } from "../../serializers/status.ts";
 import {
   type FeedPage,
   homeTimeline,
+  linkTimeline,
   listTimeline,
   publicTimeline,
   tagTimeline,
 } from "../../services/feeds/timelines.ts";
 import { loadStatusViews } from "../../services/statuses/views.ts";
+import { trendableCard } from "../../services/trends/links.ts";
 import { currentUser, requireUser, tokenIfGiven, viewerId } from "../auth.ts";
 import { pageParams, setLinkHeader } from "../pagination.ts";
 
@@ -85,6 +87,26 @@ timelines.get("/api/v1/timelines/tag/:hashtag", tokenIfGiven("read:statuses"), a
       remote: p.remote,
       onlyMedia: p.only_media,
     },
+    pageParams(all),
+  );
+  setLinkHeader(c, c.get("rt").config.origin, result);
+  return sendJson(
+    c,
+    statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, result.items, { context: "public" })),
+  );
+});
+
+// The statuses sharing a link that trends (Mastodon answers any other link with 404).
+timelines.get("/api/v1/timelines/link", tokenIfGiven("read:statuses"), async (c) => {
+  const viewer = publicViewer(c);
+  const all = await params(c);
+  const p = parse(publicSchema.extend({ url: zText() }), all);
+  if (!p.url) throw badRequest("param is missing or the value is empty: url");
+  const card = await trendableCard(c.get("rt"), p.url);
+  const result = await linkTimeline(
+    c.get("rt"),
+    viewer,
+    { cardId: card.id, local: p.local, remote: p.remote, onlyMedia: p.only_media },
     pageParams(all),
   );
   setLinkHeader(c, c.get("rt").config.origin, result);

@@ -1,11 +1,14 @@
 import { z } from "zod";
-import { badRequest, notFound } from "../../domain/errors.ts";
 import { type Ctx, params, router, sendJson } from "../../http/hono.ts";
-import { parse, zInt, zText } from "../../http/validate.ts";
+import { parse, zInt } from "../../http/validate.ts";
+import { renderAccountView } from "../../serializers/account.ts";
+import { renderLinkTrend } from "../../serializers/preview_card.ts";
 import { statusesJson } from "../../serializers/status.ts";
 import { renderTags } from "../../serializers/tag.ts";
+import { withAuthors } from "../../services/cards/views.ts";
 import { loadTagViews } from "../../services/statuses/tag_views.ts";
 import { loadStatusViews } from "../../services/statuses/views.ts";
+import { trendingLinks } from "../../services/trends/links.ts";
 import { trendingStatuses } from "../../services/trends/statuses.ts";
 import { trendingTags } from "../../services/trends/tags.ts";
 import { tokenIfGiven, viewerId } from "../auth.ts";
@@ -32,16 +35,12 @@ trends.get("/api/v1/trends/statuses", tokenIfGiven("read"), async (c) => {
   return sendJson(c, statusesJson(c.get("rt"), await loadStatusViews(c.get("rt"), viewer, ids, { context: "public" })));
 });
 
-// Links trend from their preview cards, which Rookery does not fetch yet: none trends.
 trends.get("/api/v1/trends/links", tokenIfGiven("read"), async (c) => {
-  await page(c, 10);
-  return c.json([]);
-});
-
-// The statuses sharing a trending link; with no link previews, no link is trending, and Mastodon
-// answers an unknown link with 404.
-trends.get("/api/v1/timelines/link", tokenIfGiven("read:statuses"), async (c) => {
-  const p = parse(z.object({ url: zText() }), await params(c));
-  if (!p.url) throw badRequest("param is missing or the value is empty: url");
-  throw notFound();
+  const rt = c.get("rt");
+  const links = await trendingLinks(rt, await page(c, 10));
+  const views = await withAuthors(
+    rt,
+    links.map((t) => ({ card: t.card, url: t.card.url })),
+  );
+  return c.json(views.map((v, i) => renderLinkTrend(rt.config, v, links[i].history, (a) => renderAccountView(rt, a))));
 });

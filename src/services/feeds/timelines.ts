@@ -136,6 +136,20 @@ function publicPage(
   return pageWithoutHidden(rt, viewerId, "public", page, read, byId, byId);
 }
 
+/** The public statuses that link a card (GET /api/v1/timelines/link). */
+export function linkTimeline(
+  rt: Runtime,
+  viewerId: string | null,
+  q: PublicQuery & { cardId: string },
+  page: Page,
+): Promise<PageResult<string>> {
+  const linking = rt.db
+    .selectFrom("preview_cards_statuses")
+    .select("status_id")
+    .where("preview_card_id", "=", q.cardId);
+  return publicPage(rt, viewerId, publicStatuses(rt, viewerValue(viewerId), q).where("s.id", "in", linking), page);
+}
+
 export interface TagQuery extends PublicQuery {
   tag: string;
   any: string[];

@@ -1,5 +1,6 @@
 // Hashtags as moderators manage them (Mastodon's Admin::Tags and trends review): whether a tag may
-// trend, be used and be listed (search, trends), and the review of trending tags and statuses.
+// trend, be used and be listed (search, trends), and the review of trending tags and statuses
+// (links: admin_links.ts).
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { notFound } from "../../domain/errors.ts";
 import { isId } from "../../domain/ids.ts";
@@ -98,10 +99,4 @@ export async function reviewStatusTrend(rt: Runtime, actor: Staff, id: string, a
     });
   });
   return id;
-}
-
-/** Links trend from preview cards, which are not fetched yet: there is nothing to review. */
-export function reviewLinkTrend(actor: Staff): never {
-  requirePermission(actor, "manageTaxonomies");
-  throw notFound();
 }

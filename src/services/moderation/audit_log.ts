@@ -25,7 +25,9 @@ export type TargetType =
   | "UserRole"
   | "Setting"
   | "Rule"
-  | "TermsOfService";
+  | "TermsOfService"
+  | "PreviewCard"
+  | "PreviewCardProvider";
 
 export interface AuditRecord {
   /** Mastodon's action names: suspend, unsuspend, silence, create, destroy, approve, resolve… */

@@ -78,10 +78,12 @@ async function condition(rt: Runtime, viewerId: string, f: Filter, indexFirst: b
     }
     case "has":
       if (f.what === "poll") return sql`s.poll_id is not null`;
-      // Links other than mentions and hashtags are the ones rendered with this rel; until link
-      // previews exist, nothing has an embed.
+      // Links other than mentions and hashtags are the ones rendered with this rel.
       if (f.what === "link") return sql`s.content like '%rel="nofollow noopener"%'`;
-      if (f.what === "embed") return NONE;
+      // An embed is a link's preview card, once it has something to show.
+      if (f.what === "embed")
+        return sql`exists (select 1 from preview_cards_statuses pcs join preview_cards c on c.id = pcs.preview_card_id
+          where pcs.status_id = s.id and (c.title <> '' or c.html <> ''))`;
       return sql`exists (select 1 from media_attachments m where m.status_id = s.id and m.position is not null
         and m.type in (${sql.join(MEDIA_TYPES[f.what].map((t) => sql.lit(t)))}))`;
     case "is":

@@ -3,6 +3,7 @@
 // the rest (mentions, conversations, subscribers, boosters, feeds).
 import type { Db, Dialect } from "../../db/index.ts";
 import type { Visibility } from "../../db/schema.ts";
+import { linkToPreview } from "../../domain/link_cards/links.ts";
 import type { JobPayloads } from "../../jobs/queue.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
@@ -67,8 +68,13 @@ export async function statusPosted(
     mentioned: string[];
     visibility: Visibility;
     tags: string[];
+    content: string;
   },
 ): Promise<() => Promise<void>> {
+  // Most statuses link nothing but mentions and hashtags: a job that would find no link is not made.
+  if (linkToPreview(s.content, { mentionUrls: [], ownUrls: [], origin: rt.config.origin })) {
+    await rt.queue.enqueue("cards.fetch", { statusId: s.id }, {}, db);
+  }
   if (s.mentioned.length > 0 || s.visibility === "direct") {
     await rt.queue.enqueue(
       "statuses.notify_mentioned",
@@ -106,6 +112,8 @@ export async function statusEdited(
     );
   }
   await rt.queue.enqueue("statuses.notify_boosters", { statusId: s.id }, {}, db);
+  // The link may have changed, or gone with the card it had.
+  await rt.queue.enqueue("cards.fetch", { statusId: s.id }, {}, db);
 }
 
 export async function statusDeleted(rt: Runtime, db: Db, s: { id: string; boostIds: string[] }): Promise<void> {

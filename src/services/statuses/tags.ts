@@ -3,14 +3,13 @@ import type { Selectable } from "kysely";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import type { TagsTable } from "../../db/schema.ts";
 import { notFound } from "../../domain/errors.ts";
-import { idFloor, idTime, newId } from "../../domain/ids.ts";
+import { newId } from "../../domain/ids.ts";
 import { isValidHashtag, normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
+import { type HistoryDay, historyFloor, weekHistory } from "../trends/history.ts";
 import { visibleTo } from "../visibility/sql.ts";
 
 export type Tag = Selectable<TagsTable>;
-
-const DAY = 86_400_000;
 
 /** The tag named so (in any case, width or with a leading "#"), made on first use; 404 for invalid names. */
 export async function findOrCreateTag(rt: Runtime, name: string): Promise<Tag> {
@@ -25,44 +24,23 @@ export async function findOrCreateTag(rt: Runtime, name: string): Promise<Tag> {
   return rt.db.selectFrom("tags").selectAll().where("name", "=", key).executeTakeFirstOrThrow();
 }
 
-export interface TagDay {
-  day: string;
-  uses: string;
-  accounts: string;
-}
+export type TagDay = HistoryDay;
 
-/** Uses and distinct authors per day for the last 7 days, today first, as strings (Mastodon's TagHistory). */
+/** Uses and distinct authors per day for the last 7 days (Mastodon's TagHistory). */
 export async function tagHistory(rt: Runtime, tagIds: string[]): Promise<Map<string, TagDay[]>> {
-  const today = Math.floor(Date.now() / DAY) * DAY;
-  const since = new Date(today - 6 * DAY);
   const rows =
     tagIds.length === 0
       ? []
       : await rt.db
           .selectFrom("status_tags as st")
           .innerJoin("statuses as s", "s.id", "st.status_id")
-          .select(["st.tag_id", "s.id", "s.account_id"])
+          .select(["st.tag_id as key", "s.id", "s.account_id"])
           .where("st.tag_id", "in", tagIds)
-          .where("s.id", ">=", idFloor(since))
+          .where("s.id", ">=", historyFloor())
           // Counted as anyone may see them.
           .where(visibleTo(null, "s"))
           .execute();
-  const out = new Map<string, TagDay[]>();
-  for (const tagId of tagIds) {
-    const days = Array.from({ length: 7 }, (_, i) => ({ day: today - i * DAY, uses: 0, accounts: new Set<string>() }));
-    for (const r of rows) {
-      if (r.tag_id !== tagId) continue;
-      const day = days[Math.floor((today - Math.floor(idTime(r.id).getTime() / DAY) * DAY) / DAY)];
-      if (!day) continue;
-      day.uses++;
-      day.accounts.add(r.account_id);
-    }
-    out.set(
-      tagId,
-      days.map((d) => ({ day: String(d.day / 1000), uses: String(d.uses), accounts: String(d.accounts.size) })),
-    );
-  }
-  return out;
+  return weekHistory(tagIds, rows);
 }
 
 export async function followedTagIds(rt: Runtime, viewerId: string | null, tagIds: string[]): Promise<Set<string>> {

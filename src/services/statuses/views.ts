@@ -13,6 +13,7 @@ import { htmlToPlainText } from "../../domain/text/index.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type AccountView, loadAccountViews } from "../accounts/views.ts";
+import { type CardView, loadCards, type StatusCard } from "../cards/views.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
 import { type RemoteEmoji, remoteEmojisUsed } from "../emojis/remote_emojis.ts";
 import { activeFilters } from "../filters/active.ts";
@@ -47,6 +48,8 @@ export interface StatusShared {
   application: ApplicationRef | null;
   /** Its media attachments, in order. */
   media: MediaRow[];
+  /** Its link's preview card. */
+  card: StatusCard | null;
 }
 
 /** The viewer's relation to a status. */
@@ -73,6 +76,7 @@ export interface StatusView {
   viewer: ViewerState | null;
   /** The custom emojis its text and content warning use. */
   emojis: (CustomEmoji | RemoteEmoji)[];
+  card: CardView | null;
 }
 
 export interface LoadOptions {
@@ -138,11 +142,12 @@ async function loadSharedFromDb(rt: Runtime, ids: string[]): Promise<Map<string,
   const rows = await loadStatusRows(rt.db, ids);
   const found = [...rows.keys()];
   if (found.length === 0) return new Map();
-  const [mentions, tags, apps, media] = await Promise.all([
+  const [mentions, tags, apps, media, cards] = await Promise.all([
     loadMentions(rt.db, found),
     loadTags(rt, found),
     loadApplications(rt.db, found),
     loadMediaByStatus(rt.db, found),
+    loadCards(rt.db, found),
   ]);
   const shared = (row: StatusRow): StatusShared => ({
     row,
@@ -150,6 +155,7 @@ async function loadSharedFromDb(rt: Runtime, ids: string[]): Promise<Map<string,
     tags: tags.get(row.id) ?? [],
     application: apps.get(row.id) ?? null,
     media: media.get(row.id) ?? [],
+    card: cards.get(row.id) ?? null,
   });
   return new Map([...rows].map(([id, row]) => [id, shared(row)]));
 }
@@ -194,6 +200,10 @@ export async function loadStatusViews(
     localEmojis(rt),
   ]);
   const accounts = await loadAccountViews(rt, authorIds, live.accounts);
+  // The accounts cards name as their authors: rare, so loaded only when there are some.
+  const cardAuthorIds = [...all.values()].flatMap((p) => p.card?.card.author_account_id ?? []);
+  const cardAuthors =
+    cardAuthorIds.length > 0 ? await loadAccountViews(rt, cardAuthorIds) : new Map<string, AccountView>();
   const domainOf = (row: { account_id: string }) => accounts.get(row.account_id)?.row.domain ?? null;
   const remoteEmojis = await remoteEmojisUsed(
     rt.db,
@@ -232,6 +242,10 @@ export async function loadStatusViews(
       emojis: row.local
         ? emojisIn(emojis, row.spoiler_text, row.content)
         : emojisIn(remoteEmojis.get(domainOf(row) ?? ""), row.spoiler_text, row.content),
+      card: shared.card && {
+        ...shared.card,
+        author: cardAuthors.get(shared.card.card.author_account_id ?? "") ?? null,
+      },
     };
   };
 

@@ -160,6 +160,7 @@ export async function insertStatus(
     mentioned: s.mentioned,
     visibility: s.visibility,
     tags: s.tags,
+    content: s.content,
   });
   return { afterCommit };
 }

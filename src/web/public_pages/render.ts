@@ -3,6 +3,7 @@
 // content warnings, alt text, URLs) is escaped by the template. Links from remote servers are kept
 // only when they are http(s).
 import { html, raw } from "hono/html";
+import { htmlToPlainText } from "../../domain/text/index.ts";
 import type { AccountEntity } from "../../serializers/account.ts";
 import type { StatusEntity } from "../../serializers/status.ts";
 import type { Language } from "../i18n.ts";
@@ -32,6 +33,14 @@ interface ShownStatus {
     description: string | null;
   }[];
   poll: { expired: boolean; options: { title: string; votes_count: number | null }[] } | null;
+  card: {
+    url: string;
+    title: string;
+    description: string;
+    provider_name: string;
+    image: string | null;
+    image_description: string;
+  } | null;
 }
 
 export const PAGE_STYLE = html`<style>
@@ -48,6 +57,10 @@ export const PAGE_STYLE = html`<style>
   article.status header img { width: 2.5rem; height: 2.5rem; border-radius: .4rem; }
   article.status .media img { max-width: 100%; border-radius: .4rem; }
   article.status footer { display: flex; gap: 1rem; flex-wrap: wrap; }
+  a.card { display: flex; gap: .75rem; border: 1px solid #8886; border-radius: .4rem; padding: .5rem;
+    margin: .5rem 0; color: inherit; text-decoration: none; }
+  a.card img { width: 6rem; height: 6rem; object-fit: cover; border-radius: .3rem; }
+  a.card p { margin: .25rem 0 0; }
   nav.pages { display: flex; justify-content: space-between; margin-top: 1rem; }
 </style>`;
 
@@ -116,6 +129,16 @@ function renderPoll(poll: ShownStatus["poll"], lang: Language): Html {
   )}</ul>${poll.expired ? html`<p class="muted">${t.pollClosed}</p>` : ""}`;
 }
 
+/** The preview card of a post's link, as a link to it. */
+function renderCard(card: ShownStatus["card"]): Html {
+  if (!card) return html``;
+  const site = card.provider_name || new URL(card.url).hostname;
+  return html`<a class="card" href="${safeUrl(card.url)}" rel="nofollow noopener">
+${card.image ? html`<img src="${safeUrl(card.image)}" alt="${card.image_description}" loading="lazy">` : ""}
+<span><span class="muted">${site}</span><br><strong>${card.title}</strong>${card.description ? html`<p>${card.description}</p>` : ""}</span>
+</a>`;
+}
+
 /** One post; a boost shows the boosted post with a line naming who boosted it. */
 export function renderStatus(
   entity: StatusEntity,
@@ -127,7 +150,8 @@ export function renderStatus(
   const booster = entity.reblog ? (entity.account as AccountEntity) : null;
   const body = html`<div class="content"${s.language ? html` lang="${s.language}"` : ""}>${raw(s.content)}</div>
 ${renderPoll(s.poll, lang)}
-${renderMedia(s.media_attachments, s.sensitive, lang)}`;
+${renderMedia(s.media_attachments, s.sensitive, lang)}
+${s.media_attachments.length === 0 ? renderCard(s.card) : ""}`;
   return html`<article class="status h-entry${o.focus ? " focus" : ""}" id="status-${s.id}">
 ${o.pinned ? html`<p class="muted">${t.pinned}</p>` : ""}
 ${booster ? html`<p class="muted">${t.boosted(displayName(booster))}</p>` : ""}
@@ -147,6 +171,24 @@ ${
 }
 </footer>
 </article>`;
+}
+
+/**
+ * The OpenGraph summary of a post, for the cards other servers and apps draw of its page: the
+ * author, the text, and its first picture (else the author's avatar), as Mastodon's page has it.
+ */
+export function openGraph(entity: StatusEntity, siteTitle: string): Html {
+  const s = entity as unknown as ShownStatus;
+  const picture = s.media_attachments.find((m) => m.type === "image");
+  const image = picture ? (picture.url ?? picture.remote_url) : s.account.avatar;
+  return html`<meta property="og:type" content="article">
+<meta property="og:site_name" content="${siteTitle}">
+<meta property="og:title" content="${displayName(s.account)} (@${s.account.acct})">
+<meta property="og:description" content="${s.spoiler_text || htmlToPlainText(s.content)}">
+<meta property="og:url" content="${safeUrl(s.url ?? s.uri)}">
+<meta property="og:published_time" content="${s.created_at}">
+${image ? html`<meta property="og:image" content="${safeUrl(image)}">` : ""}
+<meta name="twitter:card" content="${picture ? "summary_large_image" : "summary"}">`;
 }
 
 /** The plain text of a post's content, shortened, for the page's title. */

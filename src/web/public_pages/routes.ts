@@ -16,7 +16,7 @@ import { loadStatusViews } from "../../services/statuses/views.ts";
 import { loadStatusRows } from "../../services/visibility/load.ts";
 import { type Language, pickLanguage } from "../i18n.ts";
 import { type Html, page } from "../layout.ts";
-import { excerpt, PAGE_STYLE, renderProfile, renderStatus, safeUrl } from "./render.ts";
+import { excerpt, openGraph, PAGE_STYLE, renderProfile, renderStatus, safeUrl } from "./render.ts";
 
 export const publicPages = router();
 
@@ -133,7 +133,8 @@ ${descendants.map((s) => renderStatus(s, lang))}`;
   return c.html(
     page(title, body, rt.config.site.title, {
       locale: lang.locale,
-      head: head(status.uri as string, { noindex: account.noindex === true }),
+      head: html`${head(status.uri as string, { noindex: account.noindex === true })}
+${openGraph(status, rt.config.site.title)}`,
     }),
   );
 });

@@ -1,16 +1,26 @@
 // Admin::Trends: what trends, as moderators review it, with approve and reject.
 import { z } from "zod";
-import { params, router } from "../../../http/hono.ts";
+import { type Ctx, params, router } from "../../../http/hono.ts";
 import { parse, zInt } from "../../../http/validate.ts";
+import { renderAccountView } from "../../../serializers/account.ts";
+import { renderAdminLinkTrend, renderProvider } from "../../../serializers/preview_card.ts";
 import { renderStatuses } from "../../../serializers/status.ts";
+import { withAuthors } from "../../../services/cards/views.ts";
 import {
+  linkTrendsForReview,
+  listProviders,
   reviewLinkTrend,
+  reviewProvider,
+} from "../../../services/moderation/admin_links.ts";
+import {
   reviewStatusTrend,
   reviewTagTrend,
   statusTrendsForReview,
   tagTrendsForReview,
 } from "../../../services/moderation/admin_tags.ts";
 import { loadStatusViews } from "../../../services/statuses/views.ts";
+import type { LinkTrend } from "../../../services/trends/links.ts";
+import { pageParams, setLinkHeader } from "../../pagination.ts";
 import { staffOf, staffOnly } from "./guard.ts";
 import { renderTagsFor } from "./tags.ts";
 
@@ -44,7 +54,13 @@ for (const [action, approve] of [
     const views = await loadStatusViews(c.get("rt"), actor.accountId, [id], { context: "public" });
     return c.json(renderStatuses(c.get("rt"), views)[0] ?? {});
   });
-  adminTrends.post(`/api/v1/admin/trends/links/:id/${action}`, write, (c) => reviewLinkTrend(staffOf(c)));
+  adminTrends.post(`/api/v1/admin/trends/links/:id/${action}`, write, async (c) => {
+    const link = await reviewLinkTrend(c.get("rt"), staffOf(c), c.req.param("id"), approve);
+    return c.json((await renderLinks(c, [link]))[0]);
+  });
+  adminTrends.post(`/api/v1/admin/trends/links/publishers/:id/${action}`, write, async (c) => {
+    return c.json(renderProvider(await reviewProvider(c.get("rt"), staffOf(c), c.req.param("id"), approve)));
+  });
 }
 
 adminTrends.get("/api/v1/admin/trends/statuses", read, async (c) => {
@@ -56,6 +72,23 @@ adminTrends.get("/api/v1/admin/trends/statuses", read, async (c) => {
 });
 
 adminTrends.get("/api/v1/admin/trends/links", read, async (c) => {
-  await limit(await params(c), 10);
-  return c.json([]);
+  const links = await linkTrendsForReview(c.get("rt"), staffOf(c), await limit(await params(c), 10));
+  return c.json(await renderLinks(c, links));
+});
+
+async function renderLinks(c: Ctx, links: LinkTrend[]) {
+  const rt = c.get("rt");
+  const views = await withAuthors(
+    rt,
+    links.map((t) => ({ card: t.card, url: t.card.url })),
+  );
+  return views.map((v, i) => renderAdminLinkTrend(rt.config, v, links[i], (a) => renderAccountView(rt, a)));
+}
+
+// Mastodon lists the publishers 100 at most, by id.
+adminTrends.get("/api/v1/admin/trends/links/publishers", read, async (c) => {
+  const all = await params(c);
+  const result = await listProviders(c.get("rt"), staffOf(c), pageParams(all, { max: 100, default: 100 }));
+  setLinkHeader(c, c.get("rt").config.origin, result);
+  return c.json(result.items.map(renderProvider));
 });
