@@ -12,10 +12,11 @@ import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import sharp from "sharp";
 import { blockDomain } from "../src/services/moderation/domain_blocks.ts";
-import { setAccount } from "./fixtures.ts";
+import { assertEntity } from "./conformance.ts";
+import { follow, setAccount } from "./fixtures.ts";
 import { type RemoteActor, type RemoteServer, signedPostHeaders, startRemoteServer } from "./remote_actors.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
-import { Socket, subscribed, wsUrl } from "./streaming_client.ts";
+import { Socket, subscribed, until, wsUrl } from "./streaming_client.ts";
 
 // Names under example.com resolve to this machine, as a public site's name resolves to its address:
 // the fetcher decides by the address it connects to. (The system resolver, replaced for this file.)
@@ -101,10 +102,20 @@ function pages(): Record<string, Page> {
   };
 }
 
+/** Requests for /held/… pages, unanswered until `letGo`. */
+const held: (() => void)[] = [];
+let letGo = false;
+
 function startSite(): Promise<void> {
   site = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://site").pathname;
     hits.set(path, (hits.get(path) ?? 0) + 1);
+    if (path.startsWith("/held/")) {
+      const answer = () => res.writeHead(200, { "content-type": "text/html" }).end(`<title>Held ${path}</title>`);
+      if (letGo) answer();
+      else held.push(answer);
+      return;
+    }
     const page = pages()[path] ?? (path.startsWith("/same/") ? pages()["/twitter"] : undefined);
     if (!page) return res.writeHead(404).end();
     res.writeHead(200, { "content-type": page.type }).end(page.body);
@@ -150,11 +161,12 @@ async function cardOf(id: string, o: { none?: boolean; title?: string } = {}): P
   }
 }
 
-test("a JSON-LD article: its card has Mastodon's fields, its picture scaled to 400 px, its author's account", async () => {
+test("a JSON-LD article: its card has Mastodon's fields, its picture scaled to 400 px, its author's account", async (t) => {
   const status = await post(ann, `Read this ${origin}/article please`);
   assert.equal(status.card, null, "posting does not wait for the card");
   const card = await cardOf(status.id);
-  assert.match(card.image, /^http:\/\/127\.0\.0\.1:\d+\/system\/preview_cards\/\w+\.jpg$/);
+  assertEntity(t, "PreviewCard", card);
+  assert.match(card.image, /^http:\/\/127\.0\.0\.1:\d+\/system\/preview_cards\/[\w-]+\.jpg$/);
   assert.match(card.blurhash, /^[0-9A-Za-z#$%*+,\-.:;=?@[\]^_{|}~]{20,}$/);
   const { image, blurhash, authors, ...rest } = card;
   assert.deepEqual(rest, {
@@ -293,6 +305,23 @@ test("a thousand links to one URL fetch it once; a stale card is fetched again, 
   assert.equal((await cardOf(first.id, { title: "Birds, revised" })).title, "Birds, revised");
 });
 
+test("pages that hang take two job slots at most: a post meanwhile reaches its followers", async () => {
+  await follow(server, ben, ann);
+  const slow = [];
+  for (let i = 0; i < 5; i++) slow.push(await post(ann, `Slow ${origin}/held/${i}`));
+  await until(() => held.length === 2, WAIT, "two pages asked for");
+  const plain = await post(ann, "Meanwhile, a plain post");
+  for (;;) {
+    const home = await server.get("/api/v1/timelines/home", { token: ben.token });
+    if (home.body.some((s: { id: string }) => s.id === plain.id)) break;
+    await sleep(20);
+  }
+  assert.equal(held.length, 2, "no other page was asked for meanwhile");
+  letGo = true;
+  for (const answer of held.splice(0)) answer();
+  for (const p of slow) assert.match((await cardOf(p.id)).title, /^Held \/held\/\d$/);
+});
+
 test("blocked domains, and servers whose media are rejected, get no card", async () => {
   await blockDomain(server.rt, { domain: "blocked.example.com", severity: "suspend" });
   await blockDomain(server.rt, { domain: "nomedia.example.com", severity: "noop", rejectMedia: true });
@@ -386,7 +415,7 @@ test("has:embed finds the statuses with a card", async () => {
   for (const s of res.body.statuses) assert.notEqual(s.card, null);
 });
 
-test("links trend once reviewed, by card or by publisher; their timeline lists the statuses sharing them", async () => {
+test("links trend once reviewed, by card or by publisher; their timeline lists the statuses sharing them", async (t) => {
   const articleUrl = `${origin}/article`;
   assert.deepEqual((await server.get("/api/v1/trends/links")).body, [], "nothing is reviewed yet");
   assert.equal(
@@ -406,6 +435,7 @@ test("links trend once reviewed, by card or by publisher; their timeline lists t
   assert.equal(approved.body.requires_review, false);
 
   const trends = await server.get("/api/v1/trends/links");
+  assertEntity(t, "TrendsLink", trends.body[0]);
   assert.deepEqual(
     trends.body.map((l: any) => l.url),
     [articleUrl],

@@ -78,10 +78,13 @@ const insertJob = prepared(
   ) => db.insertInto("jobs").values({ ...v, locked_until: null, locked_by: null, last_error: null, failed_at: null }),
 );
 
-/** Up to `limit` due jobs, leased to `holder`; with `except`, not that one (a job being ended by the same statement). */
+/**
+ * Up to `limit` due jobs, leased to `holder`; with `except`, not that one (a job being ended by the
+ * same statement); none of the types in `skip` (those running as many as they may, see `limit`).
+ */
 function claimStatement(
   db: Db,
-  s: { dialect: Dialect; except: boolean },
+  s: { dialect: Dialect; except: boolean; skip: string[] },
   v: { now: Date; leaseEnd: Date; holder: string; limit: number; except: string },
 ) {
   let due = db
@@ -94,6 +97,8 @@ function claimStatement(
     .orderBy("id")
     .limit(v.limit);
   if (s.except) due = due.where("id", "<>", v.except);
+  // Written in: the types are few and our own, and a list parameter is no constant of a prepared statement.
+  if (s.skip.length > 0) due = due.where(sql<boolean>`type not in (${sql.join(s.skip.map((t) => sql.lit(t)))})`);
   return db
     .updateTable("jobs")
     .set((eb) => ({ locked_until: v.leaseEnd, locked_by: v.holder, attempts: eb("attempts", "+", 1) }))
@@ -131,6 +136,9 @@ export class Queue {
   #concurrency = JOB_CONCURRENCY;
   /** The jobs this process runs, by id. */
   #running = new Map<string, Promise<void>>();
+  /** The most jobs of a type that run at once (see `limit`), and how many do. */
+  #limits = new Map<string, number>();
+  #runningOfType = new Map<string, number>();
   #timer: NodeJS.Timeout | null = null;
   /** A pump is to run at the end of this turn of the event loop (wake). */
   #pumpSoon = false;
@@ -280,6 +288,29 @@ export class Queue {
     }, delay);
   }
 
+  /**
+   * Runs at most `max` jobs of `type` at once in this process: jobs that wait on other servers
+   * (link previews, which may take their full deadline) then leave the other slots to the rest.
+   */
+  limit(type: JobType, max: number): void {
+    this.#limits.set(type, max);
+  }
+
+  /** The limited types running as many jobs as they may: not to be claimed now. */
+  #full(): string[] {
+    return [...this.#limits].filter(([type, max]) => (this.#runningOfType.get(type) ?? 0) >= max).map(([t]) => t);
+  }
+
+  /** The most jobs one claim may take without going past a limit (a limited type's jobs may be all it finds). */
+  #headroom(): number {
+    let room = Number.POSITIVE_INFINITY;
+    for (const [type, max] of this.#limits) {
+      const left = max - (this.#runningOfType.get(type) ?? 0);
+      if (left > 0) room = Math.min(room, left);
+    }
+    return room;
+  }
+
   /** Stops claiming, and waits for the jobs under way. */
   async stop(): Promise<void> {
     this.#stopped = true;
@@ -391,7 +422,7 @@ export class Queue {
     const wakes = this.#wakes;
     try {
       while (!this.#stopped && this.#running.size < this.#concurrency) {
-        const jobs = await this.#claim(this.#concurrency - this.#running.size);
+        const jobs = await this.#claim(Math.min(this.#concurrency - this.#running.size, this.#headroom()));
         if (jobs.length === 0) break;
         for (const job of jobs) this.#start(job);
         this.#startHeartbeat();
@@ -404,12 +435,14 @@ export class Queue {
     // Every slot busy: the job that ends first wakes the pump, and nothing can start before then,
     // so there is no next due time to look up (under load, that query came once per job).
     const full = this.#running.size >= this.#concurrency;
-    if (!this.#stopped && !full) await this.#sleepUntilNextDue(wakes);
+    if (!this.#stopped && !full) await this.#sleepUntilNextDue(wakes, this.#full());
     this.#notifyIdle();
   }
 
   #start(job: ClaimedJob): void {
+    this.#runningOfType.set(job.type, (this.#runningOfType.get(job.type) ?? 0) + 1);
     const run = this.#run(job).finally(() => {
+      this.#runningOfType.set(job.type, this.#runningOfType.get(job.type)! - 1);
       this.#running.delete(job.id);
       if (this.#running.size === 0) this.#stopHeartbeat();
       this.wake();
@@ -449,9 +482,9 @@ export class Queue {
   /**
    * Sleeps until the next job is due: the earliest `run_at` of the jobs free to claim, or the end of
    * the earliest lease (a job under lease is not due before its lease ends, so it must not make the
-   * worker poll meanwhile).
+   * worker poll meanwhile). Jobs of the `skip` types wait for a job of theirs to end, which wakes the pump.
    */
-  async #sleepUntilNextDue(wakesAtPump: number): Promise<void> {
+  async #sleepUntilNextDue(wakesAtPump: number, skip: string[]): Promise<void> {
     const poll = this.#dialect === "postgres" ? 10_000 : 2_000;
     let delay = poll;
     try {
@@ -459,7 +492,8 @@ export class Queue {
       const next = await sql<{ free: string | Date | null; leased: string | Date | null }>`
         select min(case when locked_until is null or locked_until <= ${now} then run_at end) as free,
                min(case when locked_until > ${now} then locked_until end) as leased
-        from jobs where failed_at is null`.execute(this.#db);
+        from jobs where failed_at is null
+        ${skip.length > 0 ? sql`and type not in (${sql.join(skip)})` : sql``}`.execute(this.#db);
       const row = next.rows[0];
       const times = [row?.free, row?.leased].filter((t) => t != null).map((t) => new Date(t as string).getTime());
       if (times.length > 0) delay = Math.min(poll, Math.max(0, Math.min(...times) - Date.now()));
@@ -475,7 +509,11 @@ export class Queue {
   }
 
   #claim(limit: number): Promise<ClaimedJob[]> {
-    return claim(this.#db, { dialect: this.#dialect, except: false }, this.#claimValues(limit, "0"));
+    return claim(
+      this.#db,
+      { dialect: this.#dialect, except: false, skip: this.#full() },
+      this.#claimValues(limit, "0"),
+    );
   }
 
   #claimValues(limit: number, except: string) {
@@ -493,7 +531,11 @@ export class Queue {
     const statements = ["set local synchronous_commit = off", ...atEnd];
     const next = !this.#stopped && this.#running.size <= this.#concurrency;
     if (next) {
-      const claimNext = claimText(this.#db, { dialect: "postgres", except: true }, this.#claimValues(1, id));
+      const claimNext = claimText(
+        this.#db,
+        { dialect: "postgres", except: true, skip: this.#full() },
+        this.#claimValues(1, id),
+      );
       statements.push(`with done as (delete from jobs where id = ${id}) ${claimNext}`);
     } else {
       statements.push(`delete from jobs where id = ${id}`);

@@ -6,6 +6,8 @@ import { dispatcher } from "./handlers.ts";
 
 export async function startWorker(rt: Runtime): Promise<void> {
   await restoreFeeds(rt);
+  // A link's page may take its whole deadline to answer: link previews never take every slot.
+  rt.queue.limit("cards.fetch", 2);
   // PostgreSQL may have lost the feeds (unlogged tables) in a crash while this process lived on.
   await rt.queue.start(dispatcher(rt), { onReconnect: () => restoreFeeds(rt) });
   await scheduleTrim(rt);
