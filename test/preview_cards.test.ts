@@ -98,6 +98,9 @@ function pages(): Record<string, Page> {
 <meta name="twitter:description" content="Twitter description">
 </head></html>`),
     "/data.json": { type: "application/json", body: "{}" },
+    "/hostile": html(
+      `<title>Bad\u0000 title</title><meta name="description" content="${"word ".repeat(2000)}"><script type="application/ld+json">${"[".repeat(100_000)}</script>`,
+    ),
     "/image.png": { type: "image/png", body: picture },
   };
 }
@@ -249,6 +252,14 @@ test("Twitter's card tags when there is no OpenGraph; JSON and missing pages mak
   const missing = await post(ben, `Gone ${origin}/missing`);
   assert.equal(await cardOf(missing.id, { none: true }), null);
   assert.equal(hits.get("/missing"), 1);
+});
+
+test("a hostile page: NUL characters dropped, texts bounded, broken JSON-LD ignored", async () => {
+  const status = await post(ben, `Hostile ${origin}/hostile`);
+  const card = await cardOf(status.id);
+  assert.equal(card.title, "Bad title");
+  assert.equal(card.description.length, 3000);
+  assert.ok(card.description.endsWith("word…"));
 });
 
 test("a card reaches the streams that carried the status as status.update", async () => {

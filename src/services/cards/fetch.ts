@@ -42,6 +42,17 @@ const IMAGE_FORMATS = ["jpeg", "png", "webp", "gif"];
 
 const log = logger("cards");
 
+/** The longest URL kept (a longer one is no link to preview: PostgreSQL indexes at most about 2.7 kB a key). */
+export const MAX_URL = 2_048;
+
+/** Text from a page as a card keeps it: without NUL characters (PostgreSQL's text holds none), and bounded. */
+function clip(text: string, max: number): string {
+  const clean = text.replaceAll("\u0000", "").trim();
+  return clean.length <= max ? clean : `${clean.slice(0, max - 1)}…`;
+}
+
+const urlOrEmpty = (url: string) => (url.length <= MAX_URL ? url : "");
+
 /** The link to preview in a status, or null: none, or none it may have a card for. */
 async function statusLink(rt: Runtime, statusId: string): Promise<string | null> {
   const status = await rt.db
@@ -64,7 +75,7 @@ async function statusLink(rt: Runtime, statusId: string): Promise<string | null>
     ownUrls: status.url ? [status.uri, status.url] : [status.uri],
     origin: rt.config.origin,
   });
-  if (!link) return null;
+  if (!link || link.length > MAX_URL) return null;
   const policy = await domainPolicy(rt, new URL(link).host);
   return policy.refused || policy.rejectMedia ? null : link;
 }
@@ -228,7 +239,7 @@ async function storeCard(rt: Runtime, cardId: string, url: string, d: FetchedCar
       .execute();
     return;
   }
-  const image = d.imageUrl ? await storeImage(rt, d.imageUrl) : null;
+  const image = d.imageUrl && d.imageUrl.length <= MAX_URL ? await storeImage(rt, d.imageUrl) : null;
   const author = await authorAccount(rt, d.authorAccount);
   const host = new URL(url).hostname;
   const { before, ids } = await rt.db.transaction().execute(async (trx) => {
@@ -242,20 +253,21 @@ async function storeCard(rt: Runtime, cardId: string, url: string, d: FetchedCar
       .updateTable("preview_cards")
       .set({
         type: d.type,
-        title: d.title,
-        description: d.description,
-        author_name: d.authorName,
-        author_url: d.authorUrl,
+        title: clip(d.title, 1_000),
+        description: clip(d.description, 3_000),
+        author_name: clip(d.authorName, 500),
+        author_url: urlOrEmpty(d.authorUrl),
         author_account_id: author,
-        provider_name: d.providerName,
-        provider_url: d.providerUrl,
-        html: d.html,
+        provider_name: clip(d.providerName, 500),
+        provider_url: urlOrEmpty(d.providerUrl),
+        // A few iframes: more is no embed (and cut, it would be broken HTML).
+        html: d.html.length <= 10_000 ? d.html : "",
         // A link card is as large as its picture, as Mastodon measures it.
         width: d.type === "link" && image ? image.width : d.width,
         height: d.type === "link" && image ? image.height : d.height,
-        embed_url: d.embedUrl,
+        embed_url: urlOrEmpty(d.embedUrl),
         image_key: image?.key ?? null,
-        image_description: d.imageDescription,
+        image_description: clip(d.imageDescription, 1_500),
         blurhash: image?.blurhash ?? null,
         language: d.language,
         published_at: d.publishedAt,
