@@ -33,9 +33,19 @@ export async function loadCards(db: Db, statusIds: string[]): Promise<Map<string
   );
 }
 
+/** The accounts cards name as their authors: rare, so no query when there are none. */
+export async function cardAuthors(rt: Runtime, cards: StatusCard[]): Promise<Map<string, AccountView>> {
+  const ids = cards.flatMap((c) => c.card.author_account_id ?? []);
+  return ids.length > 0 ? loadAccountViews(rt, ids) : new Map();
+}
+
+export const withAuthor = (c: StatusCard, authors: Map<string, AccountView>): CardView => ({
+  ...c,
+  author: authors.get(c.card.author_account_id ?? "") ?? null,
+});
+
 /** Cards with their authors' accounts, for the lists of cards (trends). */
 export async function withAuthors(rt: Runtime, cards: StatusCard[]): Promise<CardView[]> {
-  const ids = cards.flatMap((c) => c.card.author_account_id ?? []);
-  const authors = ids.length > 0 ? await loadAccountViews(rt, ids) : new Map<string, AccountView>();
-  return cards.map((c) => ({ ...c, author: authors.get(c.card.author_account_id ?? "") ?? null }));
+  const authors = await cardAuthors(rt, cards);
+  return cards.map((c) => withAuthor(c, authors));
 }

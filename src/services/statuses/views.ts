@@ -13,7 +13,7 @@ import { htmlToPlainText } from "../../domain/text/index.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { type AccountView, loadAccountViews } from "../accounts/views.ts";
-import { type CardView, loadCards, type StatusCard } from "../cards/views.ts";
+import { type CardView, cardAuthors, loadCards, type StatusCard, withAuthor } from "../cards/views.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
 import { type RemoteEmoji, remoteEmojisUsed } from "../emojis/remote_emojis.ts";
 import { activeFilters } from "../filters/active.ts";
@@ -200,10 +200,10 @@ export async function loadStatusViews(
     localEmojis(rt),
   ]);
   const accounts = await loadAccountViews(rt, authorIds, live.accounts);
-  // The accounts cards name as their authors: rare, so loaded only when there are some.
-  const cardAuthorIds = [...all.values()].flatMap((p) => p.card?.card.author_account_id ?? []);
-  const cardAuthors =
-    cardAuthorIds.length > 0 ? await loadAccountViews(rt, cardAuthorIds) : new Map<string, AccountView>();
+  const authorsOfCards = await cardAuthors(
+    rt,
+    [...all.values()].flatMap((p) => p.card ?? []),
+  );
   const domainOf = (row: { account_id: string }) => accounts.get(row.account_id)?.row.domain ?? null;
   const remoteEmojis = await remoteEmojisUsed(
     rt.db,
@@ -242,10 +242,7 @@ export async function loadStatusViews(
       emojis: row.local
         ? emojisIn(emojis, row.spoiler_text, row.content)
         : emojisIn(remoteEmojis.get(domainOf(row) ?? ""), row.spoiler_text, row.content),
-      card: shared.card && {
-        ...shared.card,
-        author: cardAuthors.get(shared.card.card.author_account_id ?? "") ?? null,
-      },
+      card: shared.card && withAuthor(shared.card, authorsOfCards),
     };
   };
 
