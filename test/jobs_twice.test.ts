@@ -276,7 +276,8 @@ const cases: Record<JobType, () => Promise<void>> = {
     await postAs(writer, { status: "For the peer again" });
   },
   async "cards.fetch"() {
-    // A page on this machine, named as a public site is (the resolver is the system's: an address).
+    // A page on this machine. Posts link only names with a known top-level domain, which resolve to
+    // nothing here: the stored link is made the page's address before the job runs.
     const page = createServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/html" }).end("<title>A page</title>");
     });
@@ -284,7 +285,6 @@ const cases: Record<JobType, () => Promise<void>> = {
     try {
       const { port } = page.address() as AddressInfo;
       const status = await postAs(writer, { status: `Linked http://example.com:${port}/page` });
-      // example.com resolves nowhere here: the link is rewritten to the page's address.
       await server.rt.db
         .updateTable("statuses")
         .set({ content: `<p><a href="http://127.0.0.1:${port}/page">a page</a></p>` })

@@ -28,7 +28,7 @@ declare module "../../jobs/queue.ts" {
 }
 
 /** Mastodon refetches a card two weeks after it fetched it. */
-export const REFRESH_MS = 14 * 86_400_000;
+const REFRESH_MS = 14 * 86_400_000;
 const RETRY_MS = 3_600_000;
 /** Longer than the three fetches of a card (page, oEmbed, image) can take together. */
 const LEASE_MS = 60_000;
@@ -43,7 +43,7 @@ const IMAGE_FORMATS = ["jpeg", "png", "webp", "gif"];
 const log = logger("cards");
 
 /** The longest URL kept (a longer one is no link to preview: PostgreSQL indexes at most about 2.7 kB a key). */
-export const MAX_URL = 2_048;
+const MAX_URL = 2_048;
 
 /** Text from a page as a card keeps it: without NUL characters (PostgreSQL's text holds none), and bounded. */
 function clip(text: string, max: number): string {
@@ -81,7 +81,7 @@ async function statusLink(rt: Runtime, statusId: string): Promise<string | null>
 }
 
 /** Whether a card has something to show: an empty one is waiting for its first fetch, or failed. */
-export const cardReady = (c: { title: string; html: string }) => c.title !== "" || c.html !== "";
+const cardReady = (c: { title: string; html: string }) => c.title !== "" || c.html !== "";
 
 /**
  * Links the status to the card of `url` (made empty when new), and says whether that changed what
