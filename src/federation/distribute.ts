@@ -25,6 +25,7 @@ import type { JobPayloads } from "../jobs/queue.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Outgoing } from "../services/federation/outbox.ts";
 import { localActor } from "./actor.ts";
+import { mastodonAddressing } from "./addressing.ts";
 import { DELIVERY_MAX_ATTEMPTS } from "./delivery.ts";
 import { federationOf } from "./federation.ts";
 import { actorKeyPairs, proofKeyId } from "./keys.ts";
@@ -347,7 +348,9 @@ export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["fed
   const { ed25519 } = await actorKeyPairs(rt.db, built.actorId);
   const activities = [built.activity, ...(built.more ?? [])];
   for (const activity of activities) {
-    let json = (await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader })) as JsonObject;
+    let json = mastodonAddressing(
+      (await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader })) as JsonObject,
+    );
     if (built.media && typeof json.object === "object" && json.object) {
       addMediaTerms(json, json.object as JsonObject, built.media);
     }
