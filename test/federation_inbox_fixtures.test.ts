@@ -24,7 +24,7 @@ before(async () => {
     poll: { options: ["Puffin", "Cormorant"], expires_in: 86400 },
   });
   const host = new URL(server.url).host;
-  for (const software of ["mastodon", "gotosocial", "misskey", "pleroma", "snac"]) {
+  for (const software of ["mastodon", "gotosocial", "misskey", "pleroma", "snac", "hollo"]) {
     const remote = await startRemoteServer();
     remotes[software] = remote;
     const actor = remote.actor("sender");
@@ -155,6 +155,32 @@ test("Accept and Reject answer the follows alice sent", async () => {
   assert.equal(await deliver("mastodon/reject_follow", { from: "gotosocial", extra: { our_follow: second.id } }), 202);
   const refused = await relationship(gts);
   assert.deepEqual([refused.following, refused.requested], [false, false]);
+});
+
+test("Hollo's Accept, whose id is the same for every follow of alice's, accepts a second follow after an unfollow", async () => {
+  const hollo = await senderId("hollo");
+  const followsSent = () => remotes.hollo.deliveries.map((d) => JSON.parse(d.body)).filter((a) => a.type === "Follow");
+  for (let round = 1; round <= 2; round++) {
+    const asked = await server.post(`/api/v1/accounts/${hollo}/follow`, { token: alice.token });
+    assert.equal(asked.status, 200, asked.text);
+    assert.equal(asked.body.requested, true, `round ${round}`);
+    await server.settle();
+    const follow = followsSent()[round - 1];
+    assert.ok(follow, `the Follow of round ${round} was delivered`);
+    assert.equal(await deliver("hollo/accept_follow", { extra: { our_follow: follow.id } }), 202);
+    const now = await relationship(hollo);
+    assert.deepEqual([now.following, now.requested], [true, false], `round ${round}`);
+    if (round === 1) {
+      assert.equal((await server.post(`/api/v1/accounts/${hollo}/unfollow`, { token: alice.token })).status, 200);
+      await server.settle();
+      assert.equal((await relationship(hollo)).following, false);
+    }
+  }
+  // The same Accept again changes nothing.
+  const last = followsSent()[1];
+  assert.equal(await deliver("hollo/accept_follow", { extra: { our_follow: last.id } }), 202);
+  const again = await relationship(hollo);
+  assert.deepEqual([again.following, again.requested], [true, false]);
 });
 
 test("an activity signed by another actor than its own is refused", async () => {
