@@ -3,6 +3,7 @@
 // stand-in servers on loopback; every effect is checked through the client API, as alice sees it.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { blockDomain } from "../src/services/moderation/domain_blocks.ts";
 import { loadActivity, type Placeholder } from "./activity_fixtures.ts";
 import { post } from "./fixtures.ts";
 import { type RemoteServer, signedPostHeaders, startRemoteServer } from "./remote_actors.ts";
@@ -406,6 +407,54 @@ test("Block and Undo(Block)", async () => {
   const blocked = await relationship(sender);
   assert.equal(blocked.followed_by, false, "a block ends the follow");
   assert.equal(await deliver("mastodon/undo_block"), 202);
+});
+
+test("Flags from Mastodon, GoToSocial, Misskey and Pleroma become reports the moderators see; again, or from a server whose reports are rejected, nothing", async () => {
+  const moderator = await server.user("flagmod", { role: "moderator", scopes: ["read", "admin:read"] });
+  const flagged = ["mastodon", "gotosocial", "misskey", "pleroma"];
+  for (const software of flagged) assert.equal(await deliver(`${software}/flag`), 202, software);
+  const reports = async () => {
+    const res = await server.get("/api/v1/admin/reports", {
+      token: moderator.token,
+      query: { target_account_id: alice.accountId },
+    });
+    assert.equal(res.status, 200, res.text);
+    return res.body as any[];
+  };
+  const seen = await reports();
+  const bySoftware = (software: string) => seen.find((r) => r.account.domain === remotes[software].host);
+  for (const software of flagged) {
+    const r = bySoftware(software);
+    assert.ok(r, `a report from ${software}`);
+    assert.equal(r.account.username, "sender");
+    assert.equal(r.account.account.uri, values[software].actor);
+    assert.equal(r.target_account.id, alice.accountId);
+    assert.equal(r.category, "other");
+    assert.equal(r.action_taken, false);
+  }
+  assert.equal(bySoftware("mastodon").comment, `Spam from this account, forwarded from ${remotes.mastodon.host}`);
+  assert.equal(bySoftware("gotosocial").comment, "keeps posting the same link in every thread");
+  assert.equal(bySoftware("pleroma").comment, "rude replies to everyone");
+  // Misskey names the statuses in its comment, not in `object`.
+  assert.equal(bySoftware("misskey").comment, `Note: ${aliceStatus.uri}\n-----\nimpersonating a harbour master`);
+  assert.deepEqual(
+    Object.fromEntries(flagged.map((s) => [s, bySoftware(s).statuses.map((x: { id: string }) => x.id)])),
+    { mastodon: [aliceStatus.id], gotosocial: [aliceStatus.id], misskey: [], pleroma: [aliceStatus.id] },
+  );
+  const heard = await server.get("/api/v1/notifications", {
+    token: moderator.token,
+    query: { "types[]": "admin.report" },
+  });
+  assert.deepEqual(heard.body.map((n: { report: { id: string } }) => n.report.id).sort(), seen.map((r) => r.id).sort());
+
+  // The same Flags again: nothing new.
+  for (const software of ["mastodon", "misskey"]) assert.equal(await deliver(`${software}/flag`), 202);
+  assert.equal((await reports()).length, 4);
+
+  // A server whose reports are rejected: its next Flag is taken (202) and dropped.
+  await blockDomain(server.rt, { domain: remotes.pleroma.host, severity: "noop", rejectReports: true });
+  assert.equal(await deliver("pleroma/flag", { id: `${values.pleroma.origin}/activities/another-report` }), 202);
+  assert.equal((await reports()).length, 4);
 });
 
 test("Delete(Note) leaves a gone status; Delete of the actor removes the account", async () => {

@@ -12,6 +12,7 @@ import {
   Block,
   Create,
   Delete,
+  Flag,
   Follow,
   Like,
   Note,
@@ -24,11 +25,11 @@ import {
 import type { JobPayloads } from "../jobs/queue.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Outgoing } from "../services/federation/outbox.ts";
-import { localActor } from "./actor.ts";
+import { INSTANCE_ACTOR, localActor } from "./actor.ts";
 import { mastodonAddressing } from "./addressing.ts";
 import { DELIVERY_MAX_ATTEMPTS } from "./delivery.ts";
 import { federationOf } from "./federation.ts";
-import { actorKeyPairs, proofKeyId } from "./keys.ts";
+import { actorKeyPairs, INSTANCE_KEY_OWNER, proofKeyId } from "./keys.ts";
 import { localAccountByUsername } from "./local_rows.ts";
 import { addMediaTerms, type MediaTerms } from "./media_terms.ts";
 import { loadNoteParts, noteObject } from "./note.ts";
@@ -54,6 +55,10 @@ interface Built {
   /** Further activities to the same audience (a vote on several choices). */
   more?: Activity[];
 }
+
+/** The instance actor's id (`/actor`, as Mastodon's). */
+const instanceActorUri = (rt: Runtime) =>
+  federationOf(rt).createContext(new URL(rt.config.origin), rt).getActorUri(INSTANCE_ACTOR);
 
 async function accountUri(rt: Runtime, id: string): Promise<string | null> {
   const row = await rt.db.selectFrom("accounts").select("uri").where("id", "=", id).executeTakeFirst();
@@ -262,6 +267,22 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
       });
       return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: [] } };
     }
+    case "Flag": {
+      const report = await rt.db.selectFrom("reports").selectAll().where("id", "=", o.reportId).executeTakeFirst();
+      const target = report ? await accountUri(rt, report.target_account_id) : null;
+      if (!report?.uri || !target) return null;
+      const statuses = report.status_ids.length
+        ? await rt.db.selectFrom("statuses").select("uri").where("id", "in", report.status_ids).orderBy("id").execute()
+        : [];
+      // As Mastodon's: from the instance actor, so that the reporter stays unknown there; no addressing.
+      const activity = new Flag({
+        id: new URL(report.uri),
+        actor: instanceActorUri(rt),
+        content: report.comment,
+        objects: [new URL(target), ...statuses.map((s) => new URL(s.uri))],
+      });
+      return { actorId: INSTANCE_KEY_OWNER, activity, audience: { followersOf: [], accounts: o.recipients } };
+    }
     case "Vote": {
       const poll = await rt.db.selectFrom("polls").selectAll().where("id", "=", o.pollId).executeTakeFirst();
       const actor = await accountUri(rt, o.accountId);
@@ -338,11 +359,10 @@ export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["fed
   const targets = await inboxes(rt, built.audience);
   if (targets.length === 0) return;
   const ctx = federationOf(rt).createContext(new URL(rt.config.origin), rt);
-  const actor = await rt.db
-    .selectFrom("accounts")
-    .select("uri")
-    .where("id", "=", built.actorId)
-    .executeTakeFirstOrThrow();
+  const actor =
+    built.actorId === INSTANCE_KEY_OWNER
+      ? { uri: instanceActorUri(rt).href }
+      : await rt.db.selectFrom("accounts").select("uri").where("id", "=", built.actorId).executeTakeFirstOrThrow();
   // From the table rather than the dispatcher, which has none for a suspended actor: its Delete is
   // proven with the key the receivers have seen (and cached), its document being gone.
   const { ed25519 } = await actorKeyPairs(rt.db, built.actorId);

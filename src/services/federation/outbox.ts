@@ -19,7 +19,9 @@ export type Outgoing =
   | { type: "UpdateActor"; accountId: string }
   /** The account is suspended: other servers remove it (Mastodon's Delete of the actor). */
   | { type: "DeleteActor"; accountId: string }
-  | { type: "Vote"; accountId: string; pollId: string; choices: number[] };
+  | { type: "Vote"; accountId: string; pollId: string; choices: number[] }
+  /** A report sent to other servers by the instance actor, to the servers of the remote `recipients`. */
+  | { type: "Flag"; reportId: string; recipients: string[] };
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {
@@ -64,4 +66,9 @@ async function hasRemoteFollowers(db: Db, accountId: string): Promise<boolean> {
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Adds the job that federates `outgoing` as the instance actor (which names no one of ours), in the transaction `db`. */
+export async function federateAsInstance(rt: Runtime, db: Db, outgoing: Outgoing): Promise<void> {
+  await rt.queue.enqueue("federation.distribute", { outgoing, at: new Date().toISOString() }, { maxAttempts: 8 }, db);
 }
