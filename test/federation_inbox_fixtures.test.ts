@@ -68,11 +68,13 @@ async function deliver(
     extra?: Partial<Record<Placeholder, string>>;
     /** Another id for the activity (the same object in a new activity). */
     id?: string;
+    /** The activity to send instead of the fixture as it is (a changed copy of it). */
+    replace?: Record<string, unknown>;
   } = {},
 ): Promise<number> {
   const software = o.from ?? name.split("/")[0];
   const remote = remotes[o.signer ?? software];
-  const activity = loadActivity(name, { ...values[software], ...o.extra });
+  const activity = o.replace ?? loadActivity(name, { ...values[software], ...o.extra });
   if (o.id) activity.id = o.id;
   const body = JSON.stringify(activity);
   deliveries++;
@@ -407,6 +409,28 @@ test("Block and Undo(Block)", async () => {
   const blocked = await relationship(sender);
   assert.equal(blocked.followed_by, false, "a block ends the follow");
   assert.equal(await deliver("mastodon/undo_block"), 202);
+});
+
+test("Add and Remove to the sender's featured collection pin and unpin its status; to another collection, nothing", async () => {
+  const sender = await senderId("mastodon");
+  const pinned = async () => {
+    const res = await server.get(`/api/v1/accounts/${sender}/statuses`, {
+      token: alice.token,
+      query: { pinned: "true" },
+    });
+    assert.equal(res.status, 200, res.text);
+    return res.body.map((s: { uri: string }) => s.uri);
+  };
+  const note = `${values.mastodon.actor}/statuses/115501000000000001`;
+  assert.deepEqual(await pinned(), []);
+  const elsewhere = loadActivity("mastodon/add_pin", values.mastodon);
+  elsewhere.target = `${values.mastodon.actor}/collections/other`;
+  assert.equal(await deliver("mastodon/add_pin", { replace: elsewhere }), 202);
+  assert.deepEqual(await pinned(), []);
+  for (let i = 0; i < 2; i++) assert.equal(await deliver("mastodon/add_pin"), 202);
+  assert.deepEqual(await pinned(), [note]);
+  assert.equal(await deliver("mastodon/remove_pin"), 202);
+  assert.deepEqual(await pinned(), []);
 });
 
 test("Flags from Mastodon, GoToSocial, Misskey and Pleroma become reports the moderators see; again, or from a server whose reports are rejected, nothing", async () => {

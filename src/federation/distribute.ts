@@ -8,6 +8,7 @@
 import {
   Accept,
   type Activity,
+  Add,
   Announce,
   Block,
   Create,
@@ -18,10 +19,12 @@ import {
   Note,
   PUBLIC_COLLECTION,
   Reject,
+  Remove,
   Tombstone,
   Undo,
   Update,
 } from "@fedify/fedify/vocab";
+import { urls } from "../domain/urls.ts";
 import type { JobPayloads } from "../jobs/queue.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Outgoing } from "../services/federation/outbox.ts";
@@ -44,6 +47,8 @@ interface Audience {
   followersOf: string[];
   /** Account ids that receive it themselves (the remote ones among them). */
   accounts: string[];
+  /** A local account whose other counterparts receive it too (knownBy). */
+  knowing?: string;
 }
 
 interface Built {
@@ -265,6 +270,34 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
         tos: [PUBLIC_COLLECTION],
         object: new URL(actor),
       });
+      // Every server that knows the account removes it, not only its followers' (as Mastodon's).
+      return {
+        actorId: o.accountId,
+        activity,
+        audience: { followersOf: [o.accountId], accounts: [], knowing: o.accountId },
+      };
+    }
+    case "Add":
+    case "Remove": {
+      const [account, status, pin] = await Promise.all([
+        rt.db.selectFrom("accounts").select(["uri", "username"]).where("id", "=", o.accountId).executeTakeFirst(),
+        rt.db.selectFrom("statuses").select("uri").where("id", "=", o.statusId).executeTakeFirst(),
+        rt.db
+          .selectFrom("status_pins")
+          .select("id")
+          .where("account_id", "=", o.accountId)
+          .where("status_id", "=", o.statusId)
+          .executeTakeFirst(),
+      ]);
+      // Pinned or unpinned again since: the later change's activity says what holds.
+      if (!account || !status || (o.type === "Add") !== (pin !== undefined)) return null;
+      const values = {
+        id: new URL(`${account.uri}#${o.type === "Add" ? "pins" : "unpins"}/${o.statusId}/${stamp}`),
+        actor: new URL(account.uri),
+        object: new URL(status.uri),
+        target: new URL(urls(rt.config).actor(account.username).featured),
+      };
+      const activity = o.type === "Add" ? new Add(values) : new Remove(values);
       return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: [] } };
     }
     case "Flag": {
@@ -319,6 +352,65 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
   }
 }
 
+/**
+ * The inboxes of the remote accounts that know `accountId` besides its followers: those it follows
+ * or asked to follow, and those it replied to, boosted, favourited or mentioned.
+ */
+function knownBy(rt: Runtime, accountId: string) {
+  return rt.db
+    .selectFrom("accounts as a")
+    .select(["a.inbox_url", "a.shared_inbox_url"])
+    .distinct()
+    .where("a.domain", "is not", null)
+    .where((eb) =>
+      eb.or([
+        eb("a.id", "in", eb.selectFrom("follows").select("target_account_id").where("account_id", "=", accountId)),
+        eb(
+          "a.id",
+          "in",
+          eb.selectFrom("follow_requests").select("target_account_id").where("account_id", "=", accountId),
+        ),
+        eb(
+          "a.id",
+          "in",
+          eb
+            .selectFrom("statuses")
+            .select("in_reply_to_account_id")
+            .where("account_id", "=", accountId)
+            .where("in_reply_to_account_id", "is not", null),
+        ),
+        eb(
+          "a.id",
+          "in",
+          eb
+            .selectFrom("statuses as boost")
+            .innerJoin("statuses as original", "original.id", "boost.reblog_of_id")
+            .select("original.account_id")
+            .where("boost.account_id", "=", accountId),
+        ),
+        eb(
+          "a.id",
+          "in",
+          eb
+            .selectFrom("favourites as f")
+            .innerJoin("statuses as s", "s.id", "f.status_id")
+            .select("s.account_id")
+            .where("f.account_id", "=", accountId),
+        ),
+        eb(
+          "a.id",
+          "in",
+          eb
+            .selectFrom("status_mentions as m")
+            .innerJoin("statuses as s", "s.id", "m.status_id")
+            .select("m.account_id")
+            .where("s.account_id", "=", accountId),
+        ),
+      ]),
+    )
+    .execute();
+}
+
 /** The inboxes of the remote followers of `followersOf` and of the remote `accounts`, one per server when it can be. */
 async function inboxes(rt: Runtime, audience: Audience): Promise<string[]> {
   const found = new Set<string>();
@@ -344,6 +436,12 @@ async function inboxes(rt: Runtime, audience: Audience): Promise<string[]> {
       .where("domain", "is not", null)
       .execute();
     for (const r of rows) {
+      const inbox = r.shared_inbox_url ?? r.inbox_url;
+      if (inbox) found.add(inbox);
+    }
+  }
+  if (audience.knowing) {
+    for (const r of await knownBy(rt, audience.knowing)) {
       const inbox = r.shared_inbox_url ?? r.inbox_url;
       if (inbox) found.add(inbox);
     }

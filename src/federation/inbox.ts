@@ -5,6 +5,7 @@ import type { Federation, InboxContext } from "@fedify/fedify";
 import {
   Accept,
   type Activity,
+  Add,
   Announce,
   Block,
   Create,
@@ -15,6 +16,7 @@ import {
   Like,
   Note,
   Reject,
+  Remove,
   Undo,
   Update,
 } from "@fedify/fedify/vocab";
@@ -33,6 +35,7 @@ import {
 } from "../services/relationships/follows.ts";
 import { deleteStatus } from "../services/statuses/delete.ts";
 import { favourite, reblog, unfavourite, unreblog } from "../services/statuses/interactions.ts";
+import { addRemotePin, removeRemotePin } from "../services/statuses/remote_pins.ts";
 import "./activity_readings.ts";
 import { INSTANCE_ACTOR } from "./actor.ts";
 import { localAccountByUsername } from "./local_rows.ts";
@@ -83,6 +86,16 @@ async function onFollow(ctx: Ctx, activity: Follow): Promise<void> {
   const [followerId, targetId] = await Promise.all([sender(ctx, activity), localAccountOf(ctx, activity.objectId)]);
   if (!followerId || !targetId || !activity.id) return;
   const followUri = activity.id.href;
+  // This very Follow was taken already, and answered then. (A new Follow of an account followed
+  // already is answered again, as Mastodon does: its server may have lost the first Accept.)
+  const taken = await rt.db
+    .selectFrom("follows")
+    .select("id")
+    .where("account_id", "=", followerId)
+    .where("target_account_id", "=", targetId)
+    .where("uri", "=", followUri)
+    .executeTakeFirst();
+  if (taken) return;
   const followed = await refusedIsDone(() => follow(rt, followerId, targetId, {}));
   if (!followed) {
     await federate(rt, rt.db, targetId, { type: "Reject", accountId: targetId, followerId, followUri }, [followerId]);
@@ -246,6 +259,37 @@ async function onBlock(ctx: Ctx, activity: Block): Promise<void> {
   await refusedIsDone(() => block(ctx.data, actorId, targetId));
 }
 
+/**
+ * The sender's status an Add or Remove aimed at the sender's own featured collection names (a pin,
+ * or its end), with the sender's account; null for anything else (an Add of a featured hashtag).
+ */
+async function featuredChange(ctx: Ctx, activity: Add | Remove) {
+  const rt = ctx.data;
+  const accountId = await sender(ctx, activity);
+  if (!accountId || !activity.targetId || !activity.objectId) return null;
+  const account = await rt.db
+    .selectFrom("accounts")
+    .select("featured_url")
+    .where("id", "=", accountId)
+    .executeTakeFirst();
+  if (!account?.featured_url || account.featured_url !== activity.targetId.href) return null;
+  const statusId =
+    activity instanceof Add
+      ? await statusFromUri(rt, ctx, activity.objectId.href)
+      : await storedStatusId(ctx, activity.objectId);
+  return statusId ? { accountId, statusId } : null;
+}
+
+async function onAdd(ctx: Ctx, activity: Add): Promise<void> {
+  const change = await featuredChange(ctx, activity);
+  if (change) await addRemotePin(ctx.data, change.accountId, change.statusId);
+}
+
+async function onRemove(ctx: Ctx, activity: Remove): Promise<void> {
+  const change = await featuredChange(ctx, activity);
+  if (change) await removeRemotePin(ctx.data, change.accountId, change.statusId);
+}
+
 /** A Flag names at most this many objects (an account and its statuses); the rest are not read. */
 const MAX_FLAG_OBJECTS = 100;
 
@@ -315,6 +359,8 @@ export function registerInbox(rt: Runtime, federation: Federation<Runtime>): voi
     .on(Like, fromPeer(onLike))
     .on(Block, fromPeer(onBlock))
     .on(Flag, fromPeer(onFlag))
+    .on(Add, fromPeer(onAdd))
+    .on(Remove, fromPeer(onRemove))
     .onError((_ctx, error) => {
       log.warn("An inbox activity failed on {domain}: {error}", {
         domain: rt.config.localDomain,

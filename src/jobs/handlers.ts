@@ -1,5 +1,5 @@
 // Every job type and the function that runs it. Areas add their handlers here.
-import { deliver, distribute, runFedifyMessage } from "../federation/load.ts";
+import { deliver, distribute, runFedifyMessage, syncFeatured } from "../federation/load.ts";
 import type { Runtime } from "../runtime.ts";
 import { publishScheduledAnnouncement } from "../services/announcements/announcements.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
@@ -38,6 +38,7 @@ const handlers: Handlers = {
   "federation.fedify": runFedifyMessage,
   "federation.distribute": distribute,
   "federation.deliver": deliver,
+  "federation.featured": syncFeatured,
   "accounts.purge": purgeAccount,
   "announcements.publish": publishScheduledAnnouncement,
 };

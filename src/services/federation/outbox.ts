@@ -20,6 +20,8 @@ export type Outgoing =
   /** The account is suspended: other servers remove it (Mastodon's Delete of the actor). */
   | { type: "DeleteActor"; accountId: string }
   | { type: "Vote"; accountId: string; pollId: string; choices: number[] }
+  /** A status pinned to (or unpinned from) the account's featured collection. */
+  | { type: "Add" | "Remove"; accountId: string; statusId: string }
   /** A report sent to other servers by the instance actor, to the servers of the remote `recipients`. */
   | { type: "Flag"; reportId: string; recipients: string[] };
 
@@ -50,9 +52,20 @@ export async function federate(
     .execute();
   const actor = accounts.find((a) => a.id === actorId);
   if (!actor || actor.domain !== null) return;
-  const reachesRemote = accounts.some((a) => a.domain !== null) || (await hasRemoteFollowers(db, actorId));
+  // An account's deletion goes to every server that knows it, which only the job looks for (an
+  // account is deleted seldom enough): any, once this server knows another server's account.
+  const reachesRemote =
+    outgoing.type === "DeleteActor"
+      ? await knowsRemoteAccounts(db)
+      : accounts.some((a) => a.domain !== null) || (await hasRemoteFollowers(db, actorId));
   if (!reachesRemote) return;
   await rt.queue.enqueue("federation.distribute", { outgoing, at: new Date().toISOString() }, { maxAttempts: 8 }, db);
+}
+
+/** Whether this server has stored any account of another server. */
+async function knowsRemoteAccounts(db: Db): Promise<boolean> {
+  const row = await db.selectFrom("accounts").select("id").where("domain", "is not", null).limit(1).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Whether anyone on another server follows `accountId`. */
