@@ -104,6 +104,20 @@ test("a Create signed as Mastodon signs (draft-cavage) is accepted and stored on
   assert.equal(account.body.account.uri, mallory.id);
 });
 
+test("the public collection is read in all three of its forms: full URI, as:Public and Public", async () => {
+  for (const form of ["https://www.w3.org/ns/activitystreams#Public", "as:Public", "Public"]) {
+    const activity = create(`public as ${form}`);
+    activity.to = [form];
+    activity.object.to = [form];
+    assert.equal(await send(sharedInbox(), activity), 202);
+    await server.settle();
+    const [stored] = await statusesOf(activity.object.id);
+    assert.ok(stored, form);
+    const res = await server.get(`/api/v1/statuses/${stored.id}`, { token: alice.token });
+    assert.equal(res.body.visibility, "public", form);
+  }
+});
+
 test("a Create signed with RFC 9421 is accepted", async () => {
   const activity = create("Hello in the new way");
   assert.equal(await send(`${server.url}/users/alice/inbox`, activity, { spec: "rfc9421" }), 202);
