@@ -8,8 +8,9 @@ import { startServer, type TestServer, type TestUser } from "./rig.ts";
 let server: TestServer;
 let alice: TestUser;
 const AS = { accept: "application/activity+json" };
-// Fedify writes the public collection compacted, as Mastodon reads it too.
-const PUBLIC = /^(as:Public|https:\/\/www.w3.org\/ns\/activitystreams#Public)$/;
+// Mastodon writes the public collection's full URI, in an array; servers that match it as a plain
+// string (snac2) know no other form.
+const PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
 
 before(async () => {
   server = await startServer({ env: { ALLOW_PRIVATE_ADDRESSES: "true" } });
@@ -74,13 +75,14 @@ test("a public status is a Note addressed as Mastodon does; a private one is not
   const note = JSON.parse(res.text);
   assert.equal(note.type, "Note");
   assert.equal(note.attributedTo, `${server.url}/users/alice`);
-  assert.match(note.to, PUBLIC);
-  assert.equal(note.cc, `${server.url}/users/alice/followers`);
+  assert.deepEqual(note.to, [PUBLIC]);
+  assert.deepEqual(note.cc, [`${server.url}/users/alice/followers`]);
+  assert.ok(!res.text.includes("as:Public"), res.text);
   assert.equal(note.tag.type ?? note.tag[0].type, "Hashtag");
   const unlisted = await post(server, alice, { status: "quiet", visibility: "unlisted" });
   const u = JSON.parse((await server.get(`/users/alice/statuses/${unlisted.id}`, { headers: AS })).text);
-  assert.equal(u.to, `${server.url}/users/alice/followers`);
-  assert.match(u.cc, PUBLIC);
+  assert.deepEqual(u.to, [`${server.url}/users/alice/followers`]);
+  assert.deepEqual(u.cc, [PUBLIC]);
   const hidden = await post(server, alice, { status: "secret", visibility: "private" });
   const res2 = await server.get(`/users/alice/statuses/${hidden.id}`, { headers: AS });
   assert.equal(res2.status, 404);
@@ -92,6 +94,12 @@ test("collections count what they hold", async () => {
   const outbox = JSON.parse((await server.get("/users/alice/outbox", { headers: AS })).text);
   assert.equal(outbox.type, "OrderedCollection");
   assert.equal(outbox.totalItems, 3);
+  const page = await server.get(outbox.first, { headers: AS });
+  assert.ok(!page.text.includes("as:Public"), page.text);
+  const items = JSON.parse(page.text).orderedItems;
+  assert.equal(items.length, 2, "public and unlisted, not private");
+  assert.deepEqual(items[items.length - 1].to, [PUBLIC]);
+  assert.deepEqual(items[items.length - 1].object.to, [PUBLIC]);
   const followers = JSON.parse((await server.get("/users/alice/followers", { headers: AS })).text);
   assert.equal(followers.totalItems, 0);
 });

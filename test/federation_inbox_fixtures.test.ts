@@ -3,6 +3,7 @@
 // stand-in servers on loopback; every effect is checked through the client API, as alice sees it.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { blockDomain } from "../src/services/moderation/domain_blocks.ts";
 import { loadActivity, type Placeholder } from "./activity_fixtures.ts";
 import { post } from "./fixtures.ts";
 import { type RemoteServer, signedPostHeaders, startRemoteServer } from "./remote_actors.ts";
@@ -24,7 +25,7 @@ before(async () => {
     poll: { options: ["Puffin", "Cormorant"], expires_in: 86400 },
   });
   const host = new URL(server.url).host;
-  for (const software of ["mastodon", "gotosocial", "misskey", "pleroma", "snac"]) {
+  for (const software of ["mastodon", "gotosocial", "misskey", "pleroma", "snac", "hollo"]) {
     const remote = await startRemoteServer();
     remotes[software] = remote;
     const actor = remote.actor("sender");
@@ -67,11 +68,13 @@ async function deliver(
     extra?: Partial<Record<Placeholder, string>>;
     /** Another id for the activity (the same object in a new activity). */
     id?: string;
+    /** The activity to send instead of the fixture as it is (a changed copy of it). */
+    replace?: Record<string, unknown>;
   } = {},
 ): Promise<number> {
   const software = o.from ?? name.split("/")[0];
   const remote = remotes[o.signer ?? software];
-  const activity = loadActivity(name, { ...values[software], ...o.extra });
+  const activity = o.replace ?? loadActivity(name, { ...values[software], ...o.extra });
   if (o.id) activity.id = o.id;
   const body = JSON.stringify(activity);
   deliveries++;
@@ -155,6 +158,32 @@ test("Accept and Reject answer the follows alice sent", async () => {
   assert.equal(await deliver("mastodon/reject_follow", { from: "gotosocial", extra: { our_follow: second.id } }), 202);
   const refused = await relationship(gts);
   assert.deepEqual([refused.following, refused.requested], [false, false]);
+});
+
+test("Hollo's Accept, whose id is the same for every follow of alice's, accepts a second follow after an unfollow", async () => {
+  const hollo = await senderId("hollo");
+  const followsSent = () => remotes.hollo.deliveries.map((d) => JSON.parse(d.body)).filter((a) => a.type === "Follow");
+  for (let round = 1; round <= 2; round++) {
+    const asked = await server.post(`/api/v1/accounts/${hollo}/follow`, { token: alice.token });
+    assert.equal(asked.status, 200, asked.text);
+    assert.equal(asked.body.requested, true, `round ${round}`);
+    await server.settle();
+    const follow = followsSent()[round - 1];
+    assert.ok(follow, `the Follow of round ${round} was delivered`);
+    assert.equal(await deliver("hollo/accept_follow", { extra: { our_follow: follow.id } }), 202);
+    const now = await relationship(hollo);
+    assert.deepEqual([now.following, now.requested], [true, false], `round ${round}`);
+    if (round === 1) {
+      assert.equal((await server.post(`/api/v1/accounts/${hollo}/unfollow`, { token: alice.token })).status, 200);
+      await server.settle();
+      assert.equal((await relationship(hollo)).following, false);
+    }
+  }
+  // The same Accept again changes nothing.
+  const last = followsSent()[1];
+  assert.equal(await deliver("hollo/accept_follow", { extra: { our_follow: last.id } }), 202);
+  const again = await relationship(hollo);
+  assert.deepEqual([again.following, again.requested], [true, false]);
 });
 
 test("an activity signed by another actor than its own is refused", async () => {
@@ -380,6 +409,76 @@ test("Block and Undo(Block)", async () => {
   const blocked = await relationship(sender);
   assert.equal(blocked.followed_by, false, "a block ends the follow");
   assert.equal(await deliver("mastodon/undo_block"), 202);
+});
+
+test("Add and Remove to the sender's featured collection pin and unpin its status; to another collection, nothing", async () => {
+  const sender = await senderId("mastodon");
+  const pinned = async () => {
+    const res = await server.get(`/api/v1/accounts/${sender}/statuses`, {
+      token: alice.token,
+      query: { pinned: "true" },
+    });
+    assert.equal(res.status, 200, res.text);
+    return res.body.map((s: { uri: string }) => s.uri);
+  };
+  const note = `${values.mastodon.actor}/statuses/115501000000000001`;
+  assert.deepEqual(await pinned(), []);
+  const elsewhere = loadActivity("mastodon/add_pin", values.mastodon);
+  elsewhere.target = `${values.mastodon.actor}/collections/other`;
+  assert.equal(await deliver("mastodon/add_pin", { replace: elsewhere }), 202);
+  assert.deepEqual(await pinned(), []);
+  for (let i = 0; i < 2; i++) assert.equal(await deliver("mastodon/add_pin"), 202);
+  assert.deepEqual(await pinned(), [note]);
+  assert.equal(await deliver("mastodon/remove_pin"), 202);
+  assert.deepEqual(await pinned(), []);
+});
+
+test("Flags from Mastodon, GoToSocial, Misskey and Pleroma become reports the moderators see; again, or from a server whose reports are rejected, nothing", async () => {
+  const moderator = await server.user("flagmod", { role: "moderator", scopes: ["read", "admin:read"] });
+  const flagged = ["mastodon", "gotosocial", "misskey", "pleroma"];
+  for (const software of flagged) assert.equal(await deliver(`${software}/flag`), 202, software);
+  const reports = async () => {
+    const res = await server.get("/api/v1/admin/reports", {
+      token: moderator.token,
+      query: { target_account_id: alice.accountId },
+    });
+    assert.equal(res.status, 200, res.text);
+    return res.body as any[];
+  };
+  const seen = await reports();
+  const bySoftware = (software: string) => seen.find((r) => r.account.domain === remotes[software].host);
+  for (const software of flagged) {
+    const r = bySoftware(software);
+    assert.ok(r, `a report from ${software}`);
+    assert.equal(r.account.username, "sender");
+    assert.equal(r.account.account.uri, values[software].actor);
+    assert.equal(r.target_account.id, alice.accountId);
+    assert.equal(r.category, "other");
+    assert.equal(r.action_taken, false);
+  }
+  assert.equal(bySoftware("mastodon").comment, `Spam from this account, forwarded from ${remotes.mastodon.host}`);
+  assert.equal(bySoftware("gotosocial").comment, "keeps posting the same link in every thread");
+  assert.equal(bySoftware("pleroma").comment, "rude replies to everyone");
+  // Misskey names the statuses in its comment, not in `object`.
+  assert.equal(bySoftware("misskey").comment, `Note: ${aliceStatus.uri}\n-----\nimpersonating a harbour master`);
+  assert.deepEqual(
+    Object.fromEntries(flagged.map((s) => [s, bySoftware(s).statuses.map((x: { id: string }) => x.id)])),
+    { mastodon: [aliceStatus.id], gotosocial: [aliceStatus.id], misskey: [], pleroma: [aliceStatus.id] },
+  );
+  const heard = await server.get("/api/v1/notifications", {
+    token: moderator.token,
+    query: { "types[]": "admin.report" },
+  });
+  assert.deepEqual(heard.body.map((n: { report: { id: string } }) => n.report.id).sort(), seen.map((r) => r.id).sort());
+
+  // The same Flags again: nothing new.
+  for (const software of ["mastodon", "misskey"]) assert.equal(await deliver(`${software}/flag`), 202);
+  assert.equal((await reports()).length, 4);
+
+  // A server whose reports are rejected: its next Flag is taken (202) and dropped.
+  await blockDomain(server.rt, { domain: remotes.pleroma.host, severity: "noop", rejectReports: true });
+  assert.equal(await deliver("pleroma/flag", { id: `${values.pleroma.origin}/activities/another-report` }), 202);
+  assert.equal((await reports()).length, 4);
 });
 
 test("Delete(Note) leaves a gone status; Delete of the actor removes the account", async () => {

@@ -34,7 +34,12 @@ describe("instance domain blocks", () => {
     const status = await insertStatus(server, old, { local: false, content: "<p>shouting</p>" });
     assert.ok((await publicTimeline()).includes(status));
 
-    await blockDomain(server.rt, { domain: "loud.example", severity: "silence", rejectMedia: true });
+    await blockDomain(server.rt, {
+      domain: "loud.example",
+      severity: "silence",
+      rejectMedia: true,
+      rejectReports: true,
+    });
     assert.deepEqual(
       [await standing(old), await standing(sub), await standing(other)],
       ["silenced", "silenced", "open"],
@@ -46,6 +51,7 @@ describe("instance domain blocks", () => {
       refused: false,
       silenced: true,
       rejectMedia: true,
+      rejectReports: true,
     });
 
     await unblockDomain(server.rt, "loud.example");
@@ -55,6 +61,7 @@ describe("instance domain blocks", () => {
       refused: false,
       silenced: false,
       rejectMedia: false,
+      rejectReports: false,
     });
   });
 

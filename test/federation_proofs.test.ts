@@ -116,6 +116,14 @@ test("every kind of activity carries a proof that verifies; a changed copy does 
     "Undo Like",
     "Update",
   ]);
+  // Addressed as Mastodon addresses, which servers matching plain strings (snac2) read as public.
+  for (const d of remote.deliveries) assert.ok(!d.body.includes("as:Public"), d.body);
+  for (const type of ["Create", "Delete", "Announce"]) {
+    const activity = activities.find((a) => a.type === type && a.actor === `${server.url}/users/alice`);
+    assert.deepEqual(activity?.to, [PUBLIC], type);
+  }
+  assert.deepEqual(create?.object.to, [PUBLIC]);
+  assert.deepEqual(create?.object.cc, [`${server.url}/users/alice/followers`]);
   for (const activity of activities) {
     const actor = String(activity.actor);
     assert.equal(activity.proof?.type, "DataIntegrityProof", kinds(activity));

@@ -297,6 +297,17 @@ const cases: Record<JobType, () => Promise<void>> = {
       await new Promise((resolve) => page.close(resolve));
     }
   },
+  async "federation.featured"() {
+    // An account of the peer, seen here for the first time, has its pinned post read.
+    const pinner = await peer.user("pinner");
+    const pinned = await peer.post("/api/v1/statuses", { token: pinner.token, json: { status: "Pinned there" } });
+    assert.equal((await peer.post(`/api/v1/statuses/${pinned.body.id}/pin`, { token: pinner.token })).status, 200);
+    const found = await server.get("/api/v1/accounts/lookup", {
+      token: writer.token,
+      query: { acct: `${pinner.username}@${new URL(peer.url).host}` },
+    });
+    assert.equal(found.status, 200, found.text);
+  },
 };
 
 test("every job type has a case here", () => {

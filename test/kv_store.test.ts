@@ -52,7 +52,7 @@ test("a kept key is one frozen object, read into a CryptographicKey once until i
 
 test("other entries are read from the database each time, as plain values", async () => {
   const kv = databaseKvStore(server.rt.db);
-  const name: KvKey = ["_fedify", "activityIdempotence", "https://remote.test/activities/1"];
+  const name: KvKey = ["_fedify", "remoteDocument", "https://remote.test/activities/1"];
   await kv.set(name, { seen: true });
   const value = await kv.get<{ seen: boolean }>(name);
   assert.deepEqual(value, { seen: true });
@@ -60,4 +60,13 @@ test("other entries are read from the database each time, as plain values", asyn
   assert.notEqual(await kv.get(name), value);
   await kv.delete(name);
   assert.equal(await kv.get(name), undefined);
+});
+
+test("Fedify's record of the activities it ran is neither kept nor found: activities count by their effect", async () => {
+  const kv = databaseKvStore(server.rt.db);
+  const name: KvKey = ["_fedify", "activityIdempotence", "https://remote.test", "https://remote.test/accepts/1"];
+  await kv.set(name, true);
+  assert.equal(await kv.get(name), undefined);
+  const rows = await server.rt.db.selectFrom("kv").select("key").execute();
+  assert.ok(!rows.some((r) => r.key.includes("activityIdempotence")));
 });

@@ -61,6 +61,7 @@ function actorDocument(a: RemoteActor, origin: string) {
     outbox: `${a.id}/outbox`,
     followers: `${a.id}/followers`,
     following: `${a.id}/following`,
+    featured: `${a.id}/collections/featured`,
     endpoints: { sharedInbox: `${origin}/inbox` },
     manuallyApprovesFollowers: false,
     publicKey: { id: a.keyId, owner: a.id, publicKeyPem: a.publicKeyPem },

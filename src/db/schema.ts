@@ -377,6 +377,8 @@ export interface ReportsTable {
   created_at: Date;
   /** Null only for reports made before moderation existed; read as created_at. */
   updated_at: Date | null;
+  /** The id of the report's Flag: ours when forwarded, the other server's when it came from one. */
+  uri: Default<string | null>;
 }
 
 export interface KvTable {

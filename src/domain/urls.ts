@@ -27,5 +27,7 @@ export function urls(config: Pick<Config, "origin">) {
     /** ActivityPub id of a local custom emoji. */
     emojiUri: (id: string) => `${o}/emojis/${id}`,
     api: (path: string) => `${o}${path}`,
+    /** ActivityPub id of a report's Flag (forwarded to another server; not served). */
+    reportUri: (id: string) => `${o}/reports/${id}`,
   };
 }

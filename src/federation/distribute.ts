@@ -8,26 +8,31 @@
 import {
   Accept,
   type Activity,
+  Add,
   Announce,
   Block,
   Create,
   Delete,
+  Flag,
   Follow,
   Like,
   Note,
   PUBLIC_COLLECTION,
   Reject,
+  Remove,
   Tombstone,
   Undo,
   Update,
 } from "@fedify/fedify/vocab";
+import { urls } from "../domain/urls.ts";
 import type { JobPayloads } from "../jobs/queue.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Outgoing } from "../services/federation/outbox.ts";
-import { localActor } from "./actor.ts";
+import { INSTANCE_ACTOR, localActor } from "./actor.ts";
+import { mastodonAddressing } from "./addressing.ts";
 import { DELIVERY_MAX_ATTEMPTS } from "./delivery.ts";
 import { federationOf } from "./federation.ts";
-import { actorKeyPairs, proofKeyId } from "./keys.ts";
+import { actorKeyPairs, INSTANCE_KEY_OWNER, proofKeyId } from "./keys.ts";
 import { localAccountByUsername } from "./local_rows.ts";
 import { addMediaTerms, type MediaTerms } from "./media_terms.ts";
 import { loadNoteParts, noteObject } from "./note.ts";
@@ -42,6 +47,8 @@ interface Audience {
   followersOf: string[];
   /** Account ids that receive it themselves (the remote ones among them). */
   accounts: string[];
+  /** A local account whose other counterparts receive it too (knownBy). */
+  knowing?: string;
 }
 
 interface Built {
@@ -53,6 +60,10 @@ interface Built {
   /** Further activities to the same audience (a vote on several choices). */
   more?: Activity[];
 }
+
+/** The instance actor's id (`/actor`, as Mastodon's). */
+const instanceActorUri = (rt: Runtime) =>
+  federationOf(rt).createContext(new URL(rt.config.origin), rt).getActorUri(INSTANCE_ACTOR);
 
 async function accountUri(rt: Runtime, id: string): Promise<string | null> {
   const row = await rt.db.selectFrom("accounts").select("uri").where("id", "=", id).executeTakeFirst();
@@ -259,7 +270,51 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
         tos: [PUBLIC_COLLECTION],
         object: new URL(actor),
       });
+      // Every server that knows the account removes it, not only its followers' (as Mastodon's).
+      return {
+        actorId: o.accountId,
+        activity,
+        audience: { followersOf: [o.accountId], accounts: [], knowing: o.accountId },
+      };
+    }
+    case "Add":
+    case "Remove": {
+      const [account, status, pin] = await Promise.all([
+        rt.db.selectFrom("accounts").select(["uri", "username"]).where("id", "=", o.accountId).executeTakeFirst(),
+        rt.db.selectFrom("statuses").select("uri").where("id", "=", o.statusId).executeTakeFirst(),
+        rt.db
+          .selectFrom("status_pins")
+          .select("id")
+          .where("account_id", "=", o.accountId)
+          .where("status_id", "=", o.statusId)
+          .executeTakeFirst(),
+      ]);
+      // Pinned or unpinned again since: the later change's activity says what holds.
+      if (!account || !status || (o.type === "Add") !== (pin !== undefined)) return null;
+      const values = {
+        id: new URL(`${account.uri}#${o.type === "Add" ? "pins" : "unpins"}/${o.statusId}/${stamp}`),
+        actor: new URL(account.uri),
+        object: new URL(status.uri),
+        target: new URL(urls(rt.config).actor(account.username).featured),
+      };
+      const activity = o.type === "Add" ? new Add(values) : new Remove(values);
       return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: [] } };
+    }
+    case "Flag": {
+      const report = await rt.db.selectFrom("reports").selectAll().where("id", "=", o.reportId).executeTakeFirst();
+      const target = report ? await accountUri(rt, report.target_account_id) : null;
+      if (!report?.uri || !target) return null;
+      const statuses = report.status_ids.length
+        ? await rt.db.selectFrom("statuses").select("uri").where("id", "in", report.status_ids).orderBy("id").execute()
+        : [];
+      // As Mastodon's: from the instance actor, so that the reporter stays unknown there; no addressing.
+      const activity = new Flag({
+        id: new URL(report.uri),
+        actor: instanceActorUri(rt),
+        content: report.comment,
+        objects: [new URL(target), ...statuses.map((s) => new URL(s.uri))],
+      });
+      return { actorId: INSTANCE_KEY_OWNER, activity, audience: { followersOf: [], accounts: o.recipients } };
     }
     case "Vote": {
       const poll = await rt.db.selectFrom("polls").selectAll().where("id", "=", o.pollId).executeTakeFirst();
@@ -297,6 +352,65 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
   }
 }
 
+/**
+ * The inboxes of the remote accounts that know `accountId` besides its followers: those it follows
+ * or asked to follow, and those it replied to, boosted, favourited or mentioned.
+ */
+function knownBy(rt: Runtime, accountId: string) {
+  return rt.db
+    .selectFrom("accounts as a")
+    .select(["a.inbox_url", "a.shared_inbox_url"])
+    .distinct()
+    .where("a.domain", "is not", null)
+    .where((eb) =>
+      eb.or([
+        eb("a.id", "in", eb.selectFrom("follows").select("target_account_id").where("account_id", "=", accountId)),
+        eb(
+          "a.id",
+          "in",
+          eb.selectFrom("follow_requests").select("target_account_id").where("account_id", "=", accountId),
+        ),
+        eb(
+          "a.id",
+          "in",
+          eb
+            .selectFrom("statuses")
+            .select("in_reply_to_account_id")
+            .where("account_id", "=", accountId)
+            .where("in_reply_to_account_id", "is not", null),
+        ),
+        eb(
+          "a.id",
+          "in",
+          eb
+            .selectFrom("statuses as boost")
+            .innerJoin("statuses as original", "original.id", "boost.reblog_of_id")
+            .select("original.account_id")
+            .where("boost.account_id", "=", accountId),
+        ),
+        eb(
+          "a.id",
+          "in",
+          eb
+            .selectFrom("favourites as f")
+            .innerJoin("statuses as s", "s.id", "f.status_id")
+            .select("s.account_id")
+            .where("f.account_id", "=", accountId),
+        ),
+        eb(
+          "a.id",
+          "in",
+          eb
+            .selectFrom("status_mentions as m")
+            .innerJoin("statuses as s", "s.id", "m.status_id")
+            .select("m.account_id")
+            .where("s.account_id", "=", accountId),
+        ),
+      ]),
+    )
+    .execute();
+}
+
 /** The inboxes of the remote followers of `followersOf` and of the remote `accounts`, one per server when it can be. */
 async function inboxes(rt: Runtime, audience: Audience): Promise<string[]> {
   const found = new Set<string>();
@@ -326,6 +440,12 @@ async function inboxes(rt: Runtime, audience: Audience): Promise<string[]> {
       if (inbox) found.add(inbox);
     }
   }
+  if (audience.knowing) {
+    for (const r of await knownBy(rt, audience.knowing)) {
+      const inbox = r.shared_inbox_url ?? r.inbox_url;
+      if (inbox) found.add(inbox);
+    }
+  }
   const open: string[] = [];
   for (const inbox of found) if (!(await refused(rt, inbox))) open.push(inbox);
   return open;
@@ -337,17 +457,18 @@ export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["fed
   const targets = await inboxes(rt, built.audience);
   if (targets.length === 0) return;
   const ctx = federationOf(rt).createContext(new URL(rt.config.origin), rt);
-  const actor = await rt.db
-    .selectFrom("accounts")
-    .select("uri")
-    .where("id", "=", built.actorId)
-    .executeTakeFirstOrThrow();
+  const actor =
+    built.actorId === INSTANCE_KEY_OWNER
+      ? { uri: instanceActorUri(rt).href }
+      : await rt.db.selectFrom("accounts").select("uri").where("id", "=", built.actorId).executeTakeFirstOrThrow();
   // From the table rather than the dispatcher, which has none for a suspended actor: its Delete is
   // proven with the key the receivers have seen (and cached), its document being gone.
   const { ed25519 } = await actorKeyPairs(rt.db, built.actorId);
   const activities = [built.activity, ...(built.more ?? [])];
   for (const activity of activities) {
-    let json = (await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader })) as JsonObject;
+    let json = mastodonAddressing(
+      (await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader })) as JsonObject,
+    );
     if (built.media && typeof json.object === "object" && json.object) {
       addMediaTerms(json, json.object as JsonObject, built.media);
     }

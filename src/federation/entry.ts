@@ -7,7 +7,7 @@ import type { Config } from "../config.ts";
 import { documentLoaderFactory } from "./document_loader.ts";
 
 export { federationOf } from "./federation.ts";
-export { deliver, distribute, runFedifyMessage } from "./jobs.ts";
+export { deliver, distribute, runFedifyMessage, syncFeatured } from "./jobs.ts";
 export { remoteResolver } from "./resolve.ts";
 
 /** The key that signed `request` (either signature form); null when it is unsigned or does not verify. */

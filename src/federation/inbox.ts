@@ -5,15 +5,18 @@ import type { Federation, InboxContext } from "@fedify/fedify";
 import {
   Accept,
   type Activity,
+  Add,
   Announce,
   Block,
   Create,
   Delete,
+  Flag,
   Follow,
   isActor,
   Like,
   Note,
   Reject,
+  Remove,
   Undo,
   Update,
 } from "@fedify/fedify/vocab";
@@ -21,6 +24,7 @@ import { ApiError } from "../domain/errors.ts";
 import { logger } from "../log.ts";
 import type { Runtime } from "../runtime.ts";
 import { federate } from "../services/federation/outbox.ts";
+import { receiveReport } from "../services/moderation/reports.ts";
 import { block, unblock } from "../services/relationships/blocks.ts";
 import {
   authorizeFollowRequest,
@@ -31,10 +35,11 @@ import {
 } from "../services/relationships/follows.ts";
 import { deleteStatus } from "../services/statuses/delete.ts";
 import { favourite, reblog, unfavourite, unreblog } from "../services/statuses/interactions.ts";
+import { addRemotePin, removeRemotePin } from "../services/statuses/remote_pins.ts";
 import "./activity_readings.ts";
 import { INSTANCE_ACTOR } from "./actor.ts";
 import { localAccountByUsername } from "./local_rows.ts";
-import { refused } from "./peers.ts";
+import { peerPolicy, refused } from "./peers.ts";
 import { receivedJson } from "./received.ts";
 import { accountByUri, storeActor } from "./remote_accounts.ts";
 import { isStatusObject, statusByUri, statusFromUri, storeStatus, updateStatus } from "./remote_statuses.ts";
@@ -81,6 +86,16 @@ async function onFollow(ctx: Ctx, activity: Follow): Promise<void> {
   const [followerId, targetId] = await Promise.all([sender(ctx, activity), localAccountOf(ctx, activity.objectId)]);
   if (!followerId || !targetId || !activity.id) return;
   const followUri = activity.id.href;
+  // This very Follow was taken already, and answered then. (A new Follow of an account followed
+  // already is answered again, as Mastodon does: its server may have lost the first Accept.)
+  const taken = await rt.db
+    .selectFrom("follows")
+    .select("id")
+    .where("account_id", "=", followerId)
+    .where("target_account_id", "=", targetId)
+    .where("uri", "=", followUri)
+    .executeTakeFirst();
+  if (taken) return;
   const followed = await refusedIsDone(() => follow(rt, followerId, targetId, {}));
   if (!followed) {
     await federate(rt, rt.db, targetId, { type: "Reject", accountId: targetId, followerId, followUri }, [followerId]);
@@ -244,6 +259,78 @@ async function onBlock(ctx: Ctx, activity: Block): Promise<void> {
   await refusedIsDone(() => block(ctx.data, actorId, targetId));
 }
 
+/**
+ * The sender's status an Add or Remove aimed at the sender's own featured collection names (a pin,
+ * or its end), with the sender's account; null for anything else (an Add of a featured hashtag).
+ */
+async function featuredChange(ctx: Ctx, activity: Add | Remove) {
+  const rt = ctx.data;
+  const accountId = await sender(ctx, activity);
+  if (!accountId || !activity.targetId || !activity.objectId) return null;
+  const account = await rt.db
+    .selectFrom("accounts")
+    .select("featured_url")
+    .where("id", "=", accountId)
+    .executeTakeFirst();
+  if (!account?.featured_url || account.featured_url !== activity.targetId.href) return null;
+  const statusId =
+    activity instanceof Add
+      ? await statusFromUri(rt, ctx, activity.objectId.href)
+      : await storedStatusId(ctx, activity.objectId);
+  return statusId ? { accountId, statusId } : null;
+}
+
+async function onAdd(ctx: Ctx, activity: Add): Promise<void> {
+  const change = await featuredChange(ctx, activity);
+  if (change) await addRemotePin(ctx.data, change.accountId, change.statusId);
+}
+
+async function onRemove(ctx: Ctx, activity: Remove): Promise<void> {
+  const change = await featuredChange(ctx, activity);
+  if (change) await removeRemotePin(ctx.data, change.accountId, change.statusId);
+}
+
+/** A Flag names at most this many objects (an account and its statuses); the rest are not read. */
+const MAX_FLAG_OBJECTS = 100;
+
+/**
+ * Another server's report, as Mastodon takes one (ActivityPub::Activity::Flag): for each account it
+ * names that is ours, or another server's whose named statuses reply to one of ours, a report from
+ * the Flag's actor (usually that server's instance actor) with the named statuses of that account,
+ * unless the server's domain block rejects its reports.
+ */
+async function onFlag(ctx: Ctx, activity: Flag): Promise<void> {
+  const rt = ctx.data;
+  if (!activity.actorId || (await peerPolicy(rt, activity.actorId.host)).rejectReports) return;
+  const reporterId = await sender(ctx, activity);
+  const uris = [...new Set(activity.objectIds.slice(0, MAX_FLAG_OBJECTS).map((u) => u.href))];
+  if (!reporterId || uris.length === 0) return;
+  const [accounts, statuses] = await Promise.all([
+    rt.db
+      .selectFrom("accounts")
+      .select(["id", "domain"])
+      .where("uri", "in", uris)
+      .where("suspended_at", "is", null)
+      .execute(),
+    rt.db
+      .selectFrom("statuses as s")
+      .leftJoin("accounts as p", "p.id", "s.in_reply_to_account_id")
+      .select(["s.id", "s.account_id", "p.domain as parent_domain", "p.id as parent_id"])
+      .where("s.uri", "in", uris)
+      .where("s.deleted_at", "is", null)
+      .execute(),
+  ]);
+  // The Flag's id, when it is of the reporting server (Mastodon ignores an id of another origin).
+  const uri = activity.id && activity.id.origin === activity.actorId.origin ? activity.id.href : null;
+  const comment = activity.content === null || activity.content === undefined ? "" : String(activity.content);
+  for (const target of accounts) {
+    const theirs = statuses.filter((s) => s.account_id === target.id);
+    const repliesToOurs = theirs.some((s) => s.parent_id !== null && s.parent_domain === null);
+    if (target.domain !== null && !repliesToOurs) continue;
+    await receiveReport(rt, reporterId, { targetId: target.id, statusIds: theirs.map((s) => s.id), comment, uri });
+  }
+}
+
 /** Activities of servers this one does not deal with (suspended, or not allowed) are dropped. */
 function fromPeer<A extends Activity>(listener: (ctx: Ctx, activity: A) => Promise<void>) {
   return async (ctx: Ctx, activity: A) => {
@@ -271,6 +358,9 @@ export function registerInbox(rt: Runtime, federation: Federation<Runtime>): voi
     .on(Announce, fromPeer(onAnnounce))
     .on(Like, fromPeer(onLike))
     .on(Block, fromPeer(onBlock))
+    .on(Flag, fromPeer(onFlag))
+    .on(Add, fromPeer(onAdd))
+    .on(Remove, fromPeer(onRemove))
     .onError((_ctx, error) => {
       log.warn("An inbox activity failed on {domain}: {error}", {
         domain: rt.config.localDomain,

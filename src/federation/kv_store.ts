@@ -5,8 +5,7 @@ import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from "@fedif
 import { CryptographicKey } from "@fedify/fedify/vocab";
 import { sql } from "kysely";
 import type { Db } from "../db/index.ts";
-import { prepared, preparedText } from "../db/prepared.ts";
-import { writeAtJobEnd } from "../db/relaxed_commits.ts";
+import { prepared } from "../db/prepared.ts";
 
 const PREFIX = "fedify";
 /** A separator that does not occur in URLs or Fedify's key parts. */
@@ -33,9 +32,12 @@ function expiry(options?: KvStoreSetOptions): Date | null {
  */
 const KEY_PREFIX = `${encode(["_fedify", "publicKey"])}${SEP}`;
 /**
- * Fedify records each inbox activity it has run, from the job that ran it, last thing before the
- * job ends: that record is written in the round trip that ends the job (writeAtJobEnd), so that it
- * costs no round trip of its own and commits with the job's end. Nothing reads it in the meantime.
+ * Fedify records each inbox activity it has run, by its id, and drops for a day an activity whose id
+ * it finds recorded. Activities are deduplicated by their effect here instead, as Mastodon does:
+ * every listener leaves things as they are when its work is done already (inbox.ts), so a
+ * redelivered activity changes nothing, and an id used again with a new meaning still counts
+ * (Hollo gives every Accept of a follow by one account the same id, so a second follow would stay
+ * requested for ever). The record is neither read nor written.
  */
 const DONE_PREFIX = `${encode(["_fedify", "activityIdempotence"])}${SEP}`;
 const MAX_KEPT_KEYS = 10_000;
@@ -77,10 +79,8 @@ function writeKv(db: Db, _: null, v: KvRow) {
     );
 }
 
-// Read and written for nearly every inbox activity: compiled once (with the values written in, for
-// a job's end).
+// Public keys are read and written for nearly every inbox activity: compiled once.
 const writeKvPrepared = prepared(writeKv);
-const writeKvText = preparedText(writeKv);
 const readKv = prepared((db, _: null, v: { key: string }) =>
   db.selectFrom("kv").select(["value", "expires_at"]).where("key", "=", v.key),
 );
@@ -98,6 +98,7 @@ export function databaseKvStore(db: Db): KvStore {
   return {
     async get<T>(key: KvKey): Promise<T | undefined> {
       const text = encode(key);
+      if (text.startsWith(DONE_PREFIX)) return undefined;
       const kept = keys.get(text);
       if (kept && (!kept.expiresAt || kept.expiresAt > new Date())) return kept.value as T;
       const [row] = await readKv(db, null, { key: text });
@@ -107,11 +108,10 @@ export function databaseKvStore(db: Db): KvStore {
     },
     async set(key, value, options) {
       const text = encode(key);
+      if (text.startsWith(DONE_PREFIX)) return;
       const row = { value: JSON.stringify(value), expires_at: expiry(options) };
       if (text.startsWith(KEY_PREFIX)) keep(text, JSON.parse(row.value), row.expires_at);
-      const values = { key: text, ...row };
-      if (text.startsWith(DONE_PREFIX) && writeAtJobEnd(() => writeKvText(db, null, values))) return;
-      await writeKvPrepared(db, null, values);
+      await writeKvPrepared(db, null, { key: text, ...row });
     },
     async delete(key) {
       keys.delete(encode(key));

@@ -29,6 +29,7 @@ function onFirstUse<K extends AsyncFunctionName>(name: K): Entry[K] {
 export const deliver = onFirstUse("deliver");
 export const distribute = onFirstUse("distribute");
 export const runFedifyMessage = onFirstUse("runFedifyMessage");
+export const syncFeatured = onFirstUse("syncFeatured");
 export const signingKey = onFirstUse("signingKey");
 
 /** What the runtime carries as `rt.remote`: the remote lookups, loading federation on the first one. */

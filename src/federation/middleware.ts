@@ -1,9 +1,11 @@
 // Fedify in front of the routes, for the paths it serves: WebFinger, actors, inboxes, objects and
 // collections. It answers ActivityStreams JSON to servers; a browser (an HTML Accept) and anything
 // Fedify does not know falls through to the pages and routes behind it. `/@username` and
-// `/@username/:id` asked for as ActivityStreams answer what the actor and status URLs do.
+// `/@username/:id` asked for as ActivityStreams answer what the actor and status URLs do. What it
+// serves is addressed as Mastodon addresses (addressing.ts), as what we deliver is.
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/hono.ts";
+import { mastodonAddressing } from "./addressing.ts";
 import { federation } from "./load.ts";
 
 const FEDERATION_PATHS = /^\/(?:\.well-known\/webfinger|users\/|emojis\/|inbox\/?$|actor\/?$|@)/;
@@ -38,5 +40,15 @@ export const federationMiddleware: MiddlewareHandler<AppEnv> = async (c, next) =
     },
   });
   if (fellThrough) return next();
-  return response;
+  return servedAsMastodonWrites(response);
 };
+
+/** An ActivityStreams document Fedify serves (actor, object, collection), with Mastodon's addressing. */
+async function servedAsMastodonWrites(response: Response): Promise<Response> {
+  const type = response.headers.get("content-type") ?? "";
+  if (response.status !== 200 || !/application\/(activity|ld)\+json/.test(type)) return response;
+  const json = mastodonAddressing(await response.json());
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify(json), { status: 200, headers });
+}

@@ -116,7 +116,12 @@ export async function storeActor(rt: Runtime, actor: Actor): Promise<string | nu
   }
   const row = accountRow({ username, domain, uri, ...columns });
   try {
-    return await insertAccount(rt.db, row);
+    return await rt.db.transaction().execute(async (trx) => {
+      const id = await insertAccount(trx, row);
+      // Seen for the first time: its pinned posts are read by a job.
+      if (columns.featured_url) await rt.queue.enqueue("federation.featured", { accountId: id }, {}, trx);
+      return id;
+    });
   } catch (error) {
     // Stored by another job meanwhile (uri or user@domain taken): that row is the account.
     const again = await rt.db

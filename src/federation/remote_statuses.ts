@@ -4,15 +4,7 @@
 // local accounts it mentions. Storing the same object again returns the stored status. Parents of
 // replies are fetched up to a few levels deep.
 import type { Context } from "@fedify/fedify";
-import {
-  type Object as ApObject,
-  Document,
-  Hashtag,
-  Mention,
-  Note,
-  PUBLIC_COLLECTION,
-  Question,
-} from "@fedify/fedify/vocab";
+import { type Object as ApObject, Document, Hashtag, Mention, Note, Question } from "@fedify/fedify/vocab";
 import type { Selectable } from "kysely";
 import type { Db } from "../db/index.ts";
 import { prepared } from "../db/prepared.ts";
@@ -24,6 +16,7 @@ import type { Runtime } from "../runtime.ts";
 import type { PollRecord } from "../services/statuses/polls.ts";
 import { applyEdit, insertStatus, type ParsedStatus, type RemoteMedia } from "../services/statuses/write.ts";
 import { publishEvent } from "../streaming/events.ts";
+import { isPublicAddress } from "./addressing.ts";
 import { keepEmojisOf } from "./emojis.ts";
 import { mediaTermsOf } from "./media_terms.ts";
 import { peerPolicy, refused } from "./peers.ts";
@@ -41,8 +34,7 @@ export const isStatusObject = (o: unknown): o is StatusObject => o instanceof No
 function visibilityOf(object: ApObject, followersUrl: string | null): Visibility {
   const to = object.toIds.map((u) => u.href);
   const cc = object.ccIds.map((u) => u.href);
-  const pub = PUBLIC_COLLECTION.href;
-  const isPublic = (list: string[]) => list.some((u) => u === pub || u === "as:Public" || u === "Public");
+  const isPublic = (list: string[]) => list.some(isPublicAddress);
   if (isPublic(to)) return "public";
   if (isPublic(cc)) return "unlisted";
   if (followersUrl && [...to, ...cc].includes(followersUrl)) return "private";

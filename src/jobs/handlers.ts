@@ -1,5 +1,5 @@
 // Every job type and the function that runs it. Areas add their handlers here.
-import { deliver, distribute, runFedifyMessage } from "../federation/load.ts";
+import { deliver, distribute, runFedifyMessage, syncFeatured } from "../federation/load.ts";
 import type { Runtime } from "../runtime.ts";
 import { publishScheduledAnnouncement } from "../services/announcements/announcements.ts";
 import { fetchCardJob } from "../services/cards/fetch.ts";
@@ -39,6 +39,7 @@ const handlers: Handlers = {
   "federation.fedify": runFedifyMessage,
   "federation.distribute": distribute,
   "federation.deliver": deliver,
+  "federation.featured": syncFeatured,
   "accounts.purge": purgeAccount,
   "announcements.publish": publishScheduledAnnouncement,
   "cards.fetch": fetchCardJob,

@@ -523,12 +523,12 @@ export class Queue {
 
   /**
    * PostgreSQL: ends a job that succeeded in one round trip, relaxed as its work was (a statement
-   * list runs as one transaction): the writes its work left for its end, its deletion, and the claim
-   * of the next due job to take its slot (a statement saved per job under load). Returns that job.
+   * list runs as one transaction): its deletion, and the claim of the next due job to take its slot
+   * (a statement saved per job under load). Returns that job.
    */
-  async #finish(id: string, atEnd: string[]): Promise<ClaimedJob[]> {
+  async #finish(id: string): Promise<ClaimedJob[]> {
     if (!DIGITS.test(id)) throw new Error(`Job id ${id} is not a number`);
-    const statements = ["set local synchronous_commit = off", ...atEnd];
+    const statements = ["set local synchronous_commit = off"];
     const next = !this.#stopped && this.#running.size <= this.#concurrency;
     if (next) {
       const claimNext = claimText(
@@ -547,9 +547,8 @@ export class Queue {
   async #run(job: ClaimedJob) {
     try {
       if (this.#dialect === "postgres") {
-        const atEnd: string[] = [];
-        await withRelaxedCommits(() => this.#dispatch!(job.type, job.payload, { id: job.id }), atEnd);
-        for (const next of await this.#finish(job.id, atEnd)) this.#start(next);
+        await withRelaxedCommits(() => this.#dispatch!(job.type, job.payload, { id: job.id }));
+        for (const next of await this.#finish(job.id)) this.#start(next);
       } else {
         await this.#dispatch!(job.type, job.payload, { id: job.id });
         await deleteJob(this.#db, null, { id: job.id });

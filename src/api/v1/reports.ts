@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { WORD_MAX } from "../../domain/lengths.ts";
 import { params, router } from "../../http/hono.ts";
-import { parse, zIds, zString, zStrings, zText } from "../../http/validate.ts";
+import { parse, zFlag, zIds, zString, zStrings, zText } from "../../http/validate.ts";
 import { renderReport } from "../../serializers/report.ts";
 import { loadReportViews } from "../../services/moderation/report_views.ts";
 import { createReport } from "../../services/moderation/reports.ts";
@@ -15,6 +15,8 @@ const schema = z.object({
   rule_ids: zStrings(),
   comment: zString(),
   category: zText(WORD_MAX),
+  forward: zFlag(),
+  forward_to_domains: zStrings(),
 });
 
 reports.post("/api/v1/reports", requireUser("write:reports"), async (c) => {
@@ -25,6 +27,8 @@ reports.post("/api/v1/reports", requireUser("write:reports"), async (c) => {
     ruleIds: p.rule_ids ?? [],
     comment: p.comment ?? "",
     category: p.category,
+    forward: p.forward,
+    forwardToDomains: p.forward_to_domains,
   });
   const view = (await loadReportViews(c.get("rt"), [id])).get(id);
   return c.json(view ? renderReport(c.get("rt"), view) : undefined);

@@ -19,7 +19,11 @@ export type Outgoing =
   | { type: "UpdateActor"; accountId: string }
   /** The account is suspended: other servers remove it (Mastodon's Delete of the actor). */
   | { type: "DeleteActor"; accountId: string }
-  | { type: "Vote"; accountId: string; pollId: string; choices: number[] };
+  | { type: "Vote"; accountId: string; pollId: string; choices: number[] }
+  /** A status pinned to (or unpinned from) the account's featured collection. */
+  | { type: "Add" | "Remove"; accountId: string; statusId: string }
+  /** A report sent to other servers by the instance actor, to the servers of the remote `recipients`. */
+  | { type: "Flag"; reportId: string; recipients: string[] };
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {
@@ -48,9 +52,20 @@ export async function federate(
     .execute();
   const actor = accounts.find((a) => a.id === actorId);
   if (!actor || actor.domain !== null) return;
-  const reachesRemote = accounts.some((a) => a.domain !== null) || (await hasRemoteFollowers(db, actorId));
+  // An account's deletion goes to every server that knows it, which only the job looks for (an
+  // account is deleted seldom enough): any, once this server knows another server's account.
+  const reachesRemote =
+    outgoing.type === "DeleteActor"
+      ? await knowsRemoteAccounts(db)
+      : accounts.some((a) => a.domain !== null) || (await hasRemoteFollowers(db, actorId));
   if (!reachesRemote) return;
   await rt.queue.enqueue("federation.distribute", { outgoing, at: new Date().toISOString() }, { maxAttempts: 8 }, db);
+}
+
+/** Whether this server has stored any account of another server. */
+async function knowsRemoteAccounts(db: Db): Promise<boolean> {
+  const row = await db.selectFrom("accounts").select("id").where("domain", "is not", null).limit(1).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Whether anyone on another server follows `accountId`. */
@@ -64,4 +79,9 @@ async function hasRemoteFollowers(db: Db, accountId: string): Promise<boolean> {
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Adds the job that federates `outgoing` as the instance actor (which names no one of ours), in the transaction `db`. */
+export async function federateAsInstance(rt: Runtime, db: Db, outgoing: Outgoing): Promise<void> {
+  await rt.queue.enqueue("federation.distribute", { outgoing, at: new Date().toISOString() }, { maxAttempts: 8 }, db);
 }

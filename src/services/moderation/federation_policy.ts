@@ -16,9 +16,11 @@ export interface DomainPolicy {
   silenced: boolean;
   /** Its attachments are ignored (statuses arrive without their media). */
   rejectMedia: boolean;
+  /** Its reports (Flags) are ignored. */
+  rejectReports: boolean;
 }
 
-const OPEN: DomainPolicy = { refused: false, silenced: false, rejectMedia: false };
+const OPEN: DomainPolicy = { refused: false, silenced: false, rejectMedia: false, rejectReports: false };
 
 /**
  * The names a rule may be written for that cover `host`: the host (with its port, if any), then
@@ -67,7 +69,7 @@ export async function domainPolicy(rt: Runtime, domain: string | null): Promise<
   const names = coveringNames(domain);
   const { blocks, allows } = await rules(rt);
   if (rt.config.limitedFederation && !names.some((n) => allows.has(n))) {
-    return { refused: true, silenced: false, rejectMedia: true };
+    return { refused: true, silenced: false, rejectMedia: true, rejectReports: true };
   }
   const block = names.map((n) => blocks.get(n)).find((b) => b !== undefined);
   if (!block) return OPEN;
@@ -75,6 +77,7 @@ export async function domainPolicy(rt: Runtime, domain: string | null): Promise<
     refused: block.severity === "suspend",
     silenced: block.severity === "silence",
     rejectMedia: block.reject_media,
+    rejectReports: block.reject_reports,
   };
 }
 

@@ -199,13 +199,23 @@ export async function pin(rt: Runtime, viewerId: string, id: string): Promise<st
       .insertInto("status_pins")
       .values({ id: newId(), account_id: viewerId, status_id: id, created_at: new Date() })
       .execute();
+    await federate(rt, trx, viewerId, { type: "Add", accountId: viewerId, statusId: id });
   });
   return id;
 }
 
 export async function unpin(rt: Runtime, viewerId: string, id: string): Promise<string> {
   const status = await visibleStatus(rt, viewerId, id);
-  await rt.db.deleteFrom("status_pins").where("account_id", "=", viewerId).where("status_id", "=", status.id).execute();
+  await rt.db.transaction().execute(async (trx) => {
+    const removed = await trx
+      .deleteFrom("status_pins")
+      .where("account_id", "=", viewerId)
+      .where("status_id", "=", status.id)
+      .executeTakeFirst();
+    if (Number(removed.numDeletedRows) > 0) {
+      await federate(rt, trx, viewerId, { type: "Remove", accountId: viewerId, statusId: status.id });
+    }
+  });
   return status.id;
 }
 
