@@ -294,6 +294,11 @@ test("v2 groups favourites of one status and follows, and pages by group", async
   const single = await server.get(`/api/v2/notifications/ungrouped-${list[1].id}`, { token: hank.token });
   assert.equal(single.body.notification_groups[0].type, "mention");
   assert.equal((await server.get("/api/v2/notifications/favourite-1-1", { token: hank.token })).status, 404);
+  // Digits beyond PostgreSQL's bigint name no notification.
+  for (const key of ["ungrouped-9223372036854775808", "ungrouped-99999999999999999999"]) {
+    const res = await server.get(`/api/v2/notifications/${key}`, { token: hank.token });
+    assert.deepEqual([res.status, res.body], [404, { error: "Record not found" }], key);
+  }
   const dismissed = await server.post(`/api/v2/notifications/${key}/dismiss`, { token: hank.token });
   assert.deepEqual([dismissed.status, dismissed.body], [200, {}]);
   assert.equal((await notes(hank)).body.length, 4);
