@@ -124,7 +124,8 @@ export async function addMembers(rt: Runtime, accountId: string, id: string, acc
       .where("list_id", "=", id)
       .where("account_id", "in", unique)
       .execute();
-    if (present.length > 0) throw unprocessable("Validation failed: Account has already been taken");
+    const taken = () => unprocessable("Validation failed: Account has already been taken");
+    if (present.length > 0) throw taken();
     for (const target of unique) {
       const followId = byTarget.get(target);
       if (!followId) {
@@ -132,10 +133,13 @@ export async function addMembers(rt: Runtime, accountId: string, id: string, acc
         if (!exists) throw notFound();
         throw unprocessable("Validation failed: Account must be followed");
       }
-      await trx
+      // A request adding the same member at once committed first: taken, as if it had come before.
+      const inserted = await trx
         .insertInto("list_accounts")
         .values({ id: newId(), list_id: id, account_id: target, follow_id: followId, created_at: new Date() })
-        .execute();
+        .onConflict((oc) => oc.columns(["list_id", "account_id"]).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw taken();
       await rt.queue.enqueue("feeds.merge", { feedId: id, authorId: target, listId: id }, {}, trx);
     }
   });
