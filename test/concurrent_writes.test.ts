@@ -234,3 +234,28 @@ test("admin blocks made at once: one is made, the others are taken; a clash that
   assert.equal(ips.length, 3);
   assert.equal(ips.filter((ip: string) => ip.startsWith("192.0.2.4")).length, 1);
 });
+
+test("lists and scheduled statuses made at once stop at their limits", async () => {
+  const me = await freshUser(server, "limited");
+  for (let i = 0; i < 49; i++) {
+    assert.equal((await server.post("/api/v1/lists", { token: me.token, json: { title: `l${i}` } })).status, 200);
+  }
+  const lists = await atOnce(3, (i) => server.post("/api/v1/lists", { token: me.token, json: { title: `more${i}` } }));
+  assert.deepEqual(outcomes(lists), [
+    "200",
+    ...times(2, "422 Validation failed: You have reached the maximum number of lists"),
+  ]);
+  assert.equal(await count("lists", "account_id", me.accountId), 50);
+
+  // 25 a day: all on one day, a day from now.
+  const at = new Date(Date.now() + 86_400_000).toISOString();
+  const schedule = (i: number) =>
+    server.post("/api/v1/statuses", { token: me.token, json: { status: `later ${i}`, scheduled_at: at } });
+  for (let i = 0; i < 24; i++) assert.equal((await schedule(i)).status, 200);
+  const scheduled = await atOnce(3, (i) => schedule(100 + i));
+  assert.deepEqual(outcomes(scheduled), [
+    "200",
+    ...times(2, "422 Validation failed: You have exceeded the limit of scheduled posts for that day"),
+  ]);
+  assert.equal(await count("scheduled_statuses", "account_id", me.accountId), 25);
+});

@@ -1,5 +1,7 @@
 // Lists: at most 50 per person, holding only accounts they follow.
+
 import type { Selectable } from "kysely";
+import { lockRow } from "../../db/concurrency.ts";
 import type { Db } from "../../db/index.ts";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import type { ListsTable, RepliesPolicy } from "../../db/schema.ts";
@@ -54,6 +56,8 @@ export async function createList(rt: Runtime, accountId: string, c: ListChanges)
     updated_at: now,
   };
   await rt.db.transaction().execute(async (trx) => {
+    // Lists made at once by one account are counted one after the other, so that the limit holds.
+    await lockRow(trx, rt.dialect, "accounts", accountId);
     const count = await trx
       .selectFrom("lists")
       .select((eb) => eb.fn.countAll().as("n"))
