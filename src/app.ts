@@ -8,6 +8,7 @@ import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
 import { apiRateLimits } from "./api/rate_limits.ts";
 import { routers } from "./api/routes.ts";
 import { signedInOnly } from "./api/signed_in_only.ts";
+import { uniqueViolation } from "./db/concurrency.ts";
 import { databaseUnavailable, retryAfterSeconds } from "./db/unavailable.ts";
 import { ApiError } from "./domain/errors.ts";
 import { federationMiddleware } from "./federation/middleware.ts";
@@ -84,6 +85,16 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     if (error instanceof HTTPException) {
       const status = error.status >= 500 ? 400 : error.status;
       return c.json({ error: error.message || "Bad request" }, status);
+    }
+    if (uniqueViolation(error)) {
+      // A row another request added at the same moment: what Mastodon answers for its RecordNotUnique.
+      log.warn("{method} {path}: a unique constraint refused the write: {error}", {
+        method: c.req.method,
+        path: c.req.path,
+        requestId: c.get("requestId"),
+        error: String(error),
+      });
+      return c.json({ error: "Duplicate record" }, 422);
     }
     if (bodyCutShort(c)) {
       // The client went away mid-body: nothing failed here, and nobody reads the answer.

@@ -90,7 +90,15 @@ test("voting: once, valid choices, not in one's own poll, hidden totals", async 
   const own = await server.post(`/api/v1/polls/${id}/votes`, { token: alice.token, json: { choices: [0] } });
   assert.equal(own.status, 422);
   const mine = await server.get(`/api/v1/polls/${id}`, { token: alice.token });
-  assert.equal(mine.body.options[1].votes_count, 1, "the author sees the totals");
+  assert.deepEqual(
+    mine.body.options.map((o: any) => o.votes_count),
+    [null, null, null],
+    "hidden from the author too until the end, as in Mastodon",
+  );
+  assert.equal(
+    (await server.get(`/api/v1/statuses/${s.id}`, { token: alice.token })).body.poll.options[1].votes_count,
+    null,
+  );
   const anon = await server.get(`/api/v1/polls/${id}`);
   assert.equal(anon.status, 200);
   assert.equal(anon.body.voted, undefined);
@@ -157,4 +165,30 @@ test("at its end the poll closes, shows its totals, and notifies the author and 
     .orderBy("account_id")
     .execute();
   assert.deepEqual(notified.map((n) => n.account_id).sort(), [alice.accountId, bob.accountId, carol.accountId].sort());
+});
+
+test("the edit history keeps each version's poll options, as Mastodon's StatusEdit does", async (t) => {
+  const s = await post(server, alice, { status: "Drinks?", poll: poll() });
+  const titles = async () =>
+    (await server.get(`/api/v1/statuses/${s.id}/history`)).body.map((v: any) =>
+      v.poll === null ? null : v.poll.options.map((o: any) => o.title),
+    );
+  assert.deepEqual(await titles(), [["Tea", "Coffee", "Water"]]);
+  const text = await server.put(`/api/v1/statuses/${s.id}`, { token: alice.token, json: { status: "Drinks, then?" } });
+  assert.equal(text.status, 200);
+  const changed = await server.put(`/api/v1/statuses/${s.id}`, {
+    token: alice.token,
+    json: { status: "Drinks, then?", poll: { options: ["Juice", "Milk"], expires_in: 600 } },
+  });
+  assert.equal(changed.status, 200);
+  assert.deepEqual(await titles(), [
+    ["Tea", "Coffee", "Water"],
+    ["Tea", "Coffee", "Water"],
+    ["Juice", "Milk"],
+  ]);
+  const history = await server.get(`/api/v1/statuses/${s.id}/history`);
+  for (const v of history.body) assertEntity(t, "StatusEdit", v);
+  // Without a poll, a version has none.
+  const plain = await post(server, alice, "no poll here");
+  assert.equal((await server.get(`/api/v1/statuses/${plain.id}/history`)).body[0].poll, null);
 });

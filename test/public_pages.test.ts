@@ -185,3 +185,53 @@ test("the same URLs answer ActivityStreams to servers and HTML to browsers", asy
   const statusUrl = await server.get(`/users/alice/statuses/${ids.public}`, { headers: { accept: "text/html" } });
   assert.deepEqual([statusUrl.status, statusUrl.headers.get("location")], [302, `/@alice/${ids.public}`]);
 });
+
+test("oEmbed: Mastodon's rich document of a public post, linked from its page; private or unknown is 404", async () => {
+  const pageUrl = `${server.url}/@alice/${ids.public}`;
+  const res = await server.get("/api/oembed", { query: { url: pageUrl } });
+  assert.equal(res.status, 200, res.text);
+  const embedUrl = `${server.url}/@alice/${ids.public}/embed`;
+  assert.deepEqual(res.body, {
+    type: "rich",
+    version: "1.0",
+    author_name: `<script>x</script> Al & "ice"`,
+    author_url: `${server.url}/@alice`,
+    provider_name: new URL(server.url).host,
+    provider_url: `${server.url}/`,
+    cache_age: 86400,
+    html: `<iframe src="${embedUrl}" class="mastodon-embed" style="max-width: 100%; border: 0" width="400" allowfullscreen="allowfullscreen"></iframe>`,
+    width: 400,
+    height: null,
+  });
+  // Sized by maxwidth and maxheight; found by the post's ActivityPub id as well.
+  const sized = await server.get("/api/oembed", {
+    query: { url: `${server.url}/users/alice/statuses/${ids.unlisted}`, maxwidth: "300", maxheight: "200" },
+  });
+  assert.deepEqual([sized.status, sized.body.width, sized.body.height], [200, 300, 200]);
+  assert.match(sized.body.html, / width="300" height="200" /);
+  for (const url of [
+    `${server.url}/@alice/${ids.private}`,
+    `${server.url}/@alice/${ids.direct}`,
+    `${server.url}/@alice/${ids.boost}`,
+    `${server.url}/@bob/${ids.public}`,
+    `${server.url}/@alice/123456789`,
+    `${server.url}/@alice/9223372036854775808`,
+    `https://elsewhere.example/@alice/${ids.public}`,
+    "not a url",
+  ]) {
+    const missing = await server.get("/api/oembed", { query: { url } });
+    assert.deepEqual([missing.status, missing.body], [404, { error: "Record not found" }], url);
+  }
+  assert.equal((await server.get("/api/oembed")).status, 404);
+
+  // The post's page links the document; the embed page shows the post alone.
+  const html = (await page(`/@alice/${ids.public}`)).text;
+  const oembedHref = `${server.url}/api/oembed?format=json&amp;url=${encodeURIComponent(pageUrl)}`;
+  assert.ok(html.includes(`<link rel="alternate" type="application/json+oembed" href="${oembedHref}">`), html);
+  const embed = await page(`/@alice/${ids.public}/embed`);
+  assert.equal(embed.status, 200);
+  assert.match(embed.text, /hello from the public page/);
+  assert.equal(embed.headers.get("x-frame-options"), null);
+  assert.equal((await page(`/@alice/${ids.private}/embed`)).status, 404);
+  assert.equal((await page(`/@bob/${ids.public}/embed`)).status, 404);
+});

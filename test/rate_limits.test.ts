@@ -77,6 +77,31 @@ test("headers: the limit, what remains of it, and the end of the five-minute win
   assert.equal(refused.headers.get("access-control-allow-origin"), "*");
 });
 
+test("the prepared answers (instance, custom emojis) are counted for apps, with headers; anonymous ones are not", async () => {
+  await clearOfWindowEnd();
+  const user = await server.user("prepared");
+  const paths = ["/api/v1/instance", "/api/v2/instance", "/api/v1/custom_emojis"];
+  const answers = [];
+  for (const path of paths) answers.push(await server.get(path, { token: user.token }));
+  assert.deepEqual(answers.map(limitOf), [
+    [200, "6", "5"],
+    [200, "6", "4"],
+    [200, "6", "3"],
+  ]);
+  for (const [i, path] of paths.entries()) {
+    // The same bytes as the anonymous answer, which the limiter does not see.
+    const anonymous = await server.get(path);
+    assert.deepEqual([anonymous.status, anonymous.headers.get("x-ratelimit-limit")], [200, null], path);
+    assert.equal(answers[i].text, anonymous.text, path);
+    assert.equal(answers[i].headers.get("etag"), anonymous.headers.get("etag"), path);
+  }
+  const fresh = await server.get("/api/v1/instance/", {
+    token: user.token,
+    headers: { "if-none-match": answers[0].headers.get("etag")! },
+  });
+  assert.deepEqual(limitOf(fresh), [304, "6", "2"]);
+});
+
 test("per token and per account: a second token has its own allowance, not the account's", async () => {
   await clearOfWindowEnd();
   const user = await server.user("tokens");

@@ -1,5 +1,6 @@
 // Following, the Relationship entity, notes, endorsements, and the follower and following lists.
 import assert from "node:assert/strict";
+import { request } from "node:http";
 import { after, before, test } from "node:test";
 import { assertEntity } from "./conformance.ts";
 import { block, counts, freshUser, mute, notificationsOf, setAccount } from "./fixtures.ts";
@@ -406,6 +407,51 @@ test("familiar followers: the accounts I follow that follow them", async (t) => 
   );
   assert.equal(res.body[0].accounts[0].username, friend.username);
   assertEntity(t, "FamiliarFollowers", res.body[0]);
+});
+
+/** A GET with a JSON body, as Mastodon.py sends some (fetch refuses a GET with a body). */
+function getWithJsonBody(path: string, token: string, body: unknown): Promise<{ status: number; body: any }> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      new URL(path, server.url),
+      {
+        method: "GET",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "content-length": String(Buffer.byteLength(text)),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+      },
+    );
+    req.on("error", reject);
+    req.end(text);
+  });
+}
+
+test("familiar followers: ids sent as a JSON body on the GET, as Mastodon.py sends them", async () => {
+  const me = await user("me");
+  const friend = await user("friend");
+  const target = await user("target");
+  await follow(me, friend);
+  await follow(friend, target);
+  const res = await getWithJsonBody("/api/v1/accounts/familiar_followers", me.token, { id: [target.accountId] });
+  assert.equal(res.status, 200);
+  assert.deepEqual(
+    res.body.map((r: any) => [r.id, r.accounts.map((a: any) => a.id)]),
+    [[target.accountId, [friend.accountId]]],
+  );
+  // The same bounds as any body: too deep a JSON body is refused before any route reads it.
+  const deep = await getWithJsonBody("/api/v1/accounts/familiar_followers", me.token, {
+    id: JSON.parse(`${"[".repeat(40)}1${"]".repeat(40)}`),
+  });
+  assert.equal(deep.status, 400);
+  assert.deepEqual(deep.body, { error: "Invalid request parameters: nested deeper than 32 levels" });
 });
 
 test("POST /api/v1/follows follows by name or profile address and answers the account", async () => {

@@ -21,12 +21,11 @@ after(() => server.close());
 test("a report keeps the target's statuses and cited rules, and notifies the moderators", async (t) => {
   const rule = await addRule(server.rt, "Be kind");
   const bad = (await post(server, target, "something rude")).id;
-  const unrelated = (await post(server, reporter, "my own post")).id;
   const res = await server.post("/api/v1/reports", {
     token: reporter.token,
     form: {
       account_id: target.accountId,
-      "status_ids[]": [bad, unrelated],
+      "status_ids[]": [bad, bad],
       "rule_ids[]": [rule.id],
       comment: "Not nice",
       category: "other",
@@ -75,5 +74,32 @@ test("bad reports are refused with Mastodon's errors", async () => {
   const plain = await send({ account_id: target.accountId });
   assert.deepEqual([plain.status, plain.body.category, plain.body.comment], [200, "other", ""]);
   const readOnly = await server.user("readonly", { scopes: ["read"] });
+  const before = await countReports();
+  // A cited status must be the target's and one the reporter may see, as Mastodon finds them: else 404.
+  const theirs = (await post(server, target, "fine words")).id;
+  const mine = (await post(server, reporter, "my own post")).id;
+  const hidden = (await post(server, target, { status: "for my followers", visibility: "private" })).id;
+  for (const cited of [[theirs, mine], [theirs, "123456789"], [theirs, "abc"], [hidden]]) {
+    const res = await send({ account_id: target.accountId, "status_ids[]": cited });
+    assert.deepEqual([res.status, res.body], [404, { error: "Record not found" }], cited.join());
+  }
+  assert.equal(await countReports(), before, "nothing written");
+  // A report often follows a block: the reporter's block hides nothing from it.
+  await server.post(`/api/v1/accounts/${target.accountId}/block`, { token: reporter.token });
+  const afterBlock = await send({ account_id: target.accountId, "status_ids[]": [theirs] });
+  assert.deepEqual([afterBlock.status, afterBlock.body.status_ids], [200, [theirs]]);
+  // The target's block of the reporter hides their statuses from the reporter, as in Mastodon.
+  const blocked = await server.user("blockedreporter");
+  await server.post(`/api/v1/accounts/${blocked.accountId}/block`, { token: target.token });
+  const refused = await send({ account_id: target.accountId, "status_ids[]": [theirs] }, blocked.token);
+  assert.equal(refused.status, 404);
   assert.equal((await send({ account_id: target.accountId }, readOnly.token)).status, 403);
 });
+
+async function countReports(): Promise<number> {
+  const row = await server.rt.db
+    .selectFrom("reports")
+    .select((eb) => eb.fn.countAll<string | number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

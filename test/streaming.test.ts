@@ -215,6 +215,14 @@ test("SSE: one stream per response, with the REST entity as data; health; unknow
   assert.deepEqual([health.status, health.text], [200, "OK"]);
   const unknown = await server.get("/api/v1/streaming/nonsense", { token: (await freshUser(server, "x")).token });
   assert.deepEqual([unknown.status, unknown.body], [400, { error: "Unknown channel requested" }]);
+  // A list id beyond PostgreSQL's bigint is no list of the caller's, as an unknown one.
+  for (const list of ["9223372036854775808", "99999999999999999999", "0", "12a"]) {
+    const res = await server.get("/api/v1/streaming/list", {
+      token: (await freshUser(server, "y")).token,
+      query: { list },
+    });
+    assert.deepEqual([res.status, res.body], [401, { error: "Not authorized to stream this list" }], list);
+  }
 
   const alice = await freshUser(server, "alice");
   const bob = await freshUser(server, "bob");

@@ -268,6 +268,12 @@ test("public timelines: local, without replies to others or boosts; tag timeline
     ids(await server.get("/api/v1/timelines/tag/rust", { query: { "any[]": "go", "none[]": "rust" } })),
     [onlyGo],
   );
+  // A name that cannot be a tag finds nothing, as in Mastodon (not a 404).
+  for (const name of ["%E2%98%85", "-", "%23"]) {
+    const none = await server.get(`/api/v1/timelines/tag/${name}`, { query: { "any[]": "rust" } });
+    assert.equal(none.status, 200, name);
+    assert.deepEqual(none.body, [], name);
+  }
   // No link trends (no link previews yet): Mastodon answers a link that does not trend with 404.
   assert.equal((await server.get("/api/v1/timelines/link", { query: { url: "https://example.com" } })).status, 404);
 });

@@ -89,7 +89,7 @@ test("one trailing slash is ignored, not two", async () => {
 
 // Routes whose handler answers 404 on a fresh server (no terms of service, domain blocks not
 // shown, no confirmation token; streaming served on this host; no account named by the filled-in
-// handle) with no token check before.
+// handle; no post named by an oEmbed request without a URL) with no token check before.
 const NOT_FOUND_BY_DESIGN = new Set([
   "GET /api/v1/instance/terms_of_service",
   "GET /api/v1/instance/terms_of_service/:date",
@@ -99,6 +99,8 @@ const NOT_FOUND_BY_DESIGN = new Set([
   "GET /api/v1/streaming",
   "GET /:handle{@[^/]+}",
   "GET /:handle{@[^/]+}/:id",
+  "GET /:handle{@[^/]+}/:id/embed",
+  "GET /api/oembed",
 ]);
 
 test("every route the router knows reaches its handler with a trailing slash", async () => {

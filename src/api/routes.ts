@@ -8,6 +8,7 @@ import { confirmationPages } from "../web/confirmation.ts";
 import { oauthPages } from "../web/oauth.ts";
 import { publicPages } from "../web/public_pages/routes.ts";
 import { oauthApi } from "./oauth/token.ts";
+import { oembedApi } from "./oembed.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
 import { accounts } from "./v1/accounts.ts";
 import { credentials } from "./v1/accounts_credentials.ts";
@@ -123,4 +124,5 @@ export const routers: Hono<AppEnv>[] = [
   trends,
   streamingApi,
   publicPages,
+  oembedApi,
 ];

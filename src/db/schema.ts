@@ -525,6 +525,8 @@ export interface StatusEditsTable {
   /** The media the version showed, in order, as they were then. */
   media: ColumnType<EditedMedia[] | null, string | null | undefined, string | null>;
   created_at: Date;
+  /** The options of the poll the version showed; null without one. */
+  poll_options: ColumnType<string[] | null, string | null | undefined, string | null>;
 }
 
 export interface EditedMedia {

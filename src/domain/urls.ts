@@ -20,6 +20,10 @@ export function urls(config: Pick<Config, "origin">) {
     accountUrl: (username: string) => `${o}/@${username}`,
     statusUri: (username: string, id: string) => `${o}/users/${username}/statuses/${id}`,
     statusUrl: (username: string, id: string) => `${o}/@${username}/${id}`,
+    /** A local post's page made to be shown in another site's iframe (oEmbed). */
+    statusEmbedUrl: (username: string, id: string) => `${o}/@${username}/${id}/embed`,
+    /** The oEmbed document of a page of ours. */
+    oembedUrl: (pageUrl: string) => `${o}/api/oembed?format=json&url=${encodeURIComponent(pageUrl)}`,
     tagUrl: (name: string) => `${o}/tags/${encodeURIComponent(name)}`,
     /** A local account's posts with a hashtag (a featured tag's link). */
     accountTaggedUrl: (username: string, tag: string) => `${o}/@${username}/tagged/${encodeURIComponent(tag)}`,

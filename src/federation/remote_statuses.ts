@@ -14,7 +14,13 @@ import { isValidHashtag, sanitizeRemoteHtml } from "../domain/text/index.ts";
 import { shape } from "../media/process.ts";
 import type { Runtime } from "../runtime.ts";
 import type { PollRecord } from "../services/statuses/polls.ts";
-import { applyEdit, insertStatus, type ParsedStatus, type RemoteMedia } from "../services/statuses/write.ts";
+import {
+  applyEdit,
+  insertStatus,
+  type ParsedStatus,
+  pollOptions,
+  type RemoteMedia,
+} from "../services/statuses/write.ts";
 import { publishEvent } from "../streaming/events.ts";
 import { isPublicAddress } from "./addressing.ts";
 import { keepEmojisOf } from "./emojis.ts";
@@ -329,6 +335,8 @@ export async function updateStatus(rt: Runtime, object: StatusObject, authorId: 
       tags: text.tags,
       mediaBefore: null,
       mediaAfter: null,
+      // An Update changes a poll's counts here, never its options.
+      pollBefore: await pollOptions(trx, stored.id),
     });
     return true;
   });

@@ -1,6 +1,7 @@
 // A vote from another server on a local poll: Mastodon sends one Create of a Note per choice,
 // named after the option. Each choice counts once per voter, however often it arrives.
 import { sql } from "kysely";
+import { lockRow } from "../db/concurrency.ts";
 import { newId } from "../domain/ids.ts";
 import type { Runtime } from "../runtime.ts";
 import { publishEvent } from "../streaming/events.ts";
@@ -16,6 +17,8 @@ export async function recordRemoteVote(rt: Runtime, accountId: string, statusUri
   const choice = poll.options.indexOf(name);
   if (choice < 0) return;
   const changed = await rt.db.transaction().execute(async (trx) => {
+    // Votes arriving at once are counted one after the other (see vote()).
+    await lockRow(trx, rt.dialect, "polls", poll.id);
     const earlier = await trx
       .selectFrom("poll_votes")
       .select("choice")

@@ -312,12 +312,15 @@ export async function bodyParams(c: Context, multipartLimit: number): Promise<Pa
   return params;
 }
 
-/** Query and body merged, the body winning, as Rails merges them. */
+/**
+ * Query and body merged, the body winning, as Rails merges them. Rails reads a body on any method,
+ * a GET's included: Mastodon.py sends the parameters of some GETs (`familiar_followers`' `id[]`) as
+ * a JSON body. A GET without a body has no content type and costs nothing more.
+ */
 export async function requestParams(c: Context, multipartLimit: number): Promise<Params> {
   const query = fromSearchParams(new URL(c.req.url).searchParams);
-  const method = c.req.method;
-  if (method === "GET" || method === "HEAD") return query;
-  return { ...query, ...(await bodyParams(c, multipartLimit)) };
+  const body = await bodyParams(c, multipartLimit);
+  return Object.keys(body).length === 0 ? query : { ...query, ...body };
 }
 
 /**

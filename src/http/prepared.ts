@@ -3,7 +3,9 @@
 // Node's request event, before Hono, the middleware and the logger run: that is what lets these
 // endpoints, which crawlers and every app's start-up hammer, go at the speed of Node itself. A GET
 // with a query string (or anything unusual) still goes through the router, which answers with the
-// same bytes. They are not counted by the rate limiter: they cost nothing to serve.
+// same bytes. So does a request with a token: an app's requests are counted and answered with
+// X-RateLimit-* headers, as Mastodon answers every authenticated API request. Anonymous ones (crawlers,
+// the bulk of this traffic) are not counted: they cost nothing to serve.
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Runtime } from "../runtime.ts";
@@ -68,7 +70,7 @@ export function preparedListener(
     const url = req.url ?? "";
     const method = req.method;
     const build =
-      (method === "GET" || method === "HEAD") && !url.includes("?")
+      (method === "GET" || method === "HEAD") && !url.includes("?") && req.headers.authorization === undefined
         ? routes.get(url.length > 1 && url.endsWith("/") ? url.slice(0, -1) : url)
         : undefined;
     if (!build) return next(req, res);

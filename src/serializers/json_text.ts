@@ -5,6 +5,19 @@
 // CPU, on every timeline request.
 import { randomBytes } from "node:crypto";
 
+/**
+ * An id as a JSON number, where Mastodon sends one and apps decode an integer: our ids exceed
+ * 2^53, so the number is written out digit for digit rather than through a double.
+ */
+export const exactInteger = (id: string): unknown => JSON.rawJSON(id);
+
+declare global {
+  interface JSON {
+    /** Node 21+: a value JSON.stringify writes out as the given text. */
+    rawJSON(text: string): unknown;
+  }
+}
+
 /** A hole's marker: random per process, so that no text a user writes can pass for one. */
 const MARK = `\u0000${randomBytes(8).toString("hex")}\u0000`;
 /** How a hole's marker starts in the JSON text (its opening quote, the marker escaped). */

@@ -10,7 +10,7 @@ import type { NotificationViews } from "../services/notifications/views.ts";
 import type { StatusView } from "../services/statuses/views.ts";
 import { type AccountEntity, renderAccountView, writeAccount } from "./account.ts";
 import { renderAccountWarning, renderSeveranceEvent } from "./account_warning.ts";
-import { jsonBytes, Writer } from "./json_text.ts";
+import { exactInteger, jsonBytes, Writer } from "./json_text.ts";
 import { renderReport } from "./report.ts";
 import { renderStatus, writeStatus } from "./status.ts";
 
@@ -96,19 +96,6 @@ const partial = (a: AccountEntity) => ({
   avatar_static: a.avatar_static,
 });
 
-/**
- * Mastodon sends `most_recent_notification_id` as a JSON number, and apps decode it as an integer.
- * Our ids exceed 2^53, so the number is written out digit for digit.
- */
-const integer = (id: string): unknown => JSON.rawJSON(id);
-
-declare global {
-  interface JSON {
-    /** Node 21+: a value JSON.stringify writes out as the given text. */
-    rawJSON(text: string): unknown;
-  }
-}
-
 function renderGroupedNotifications(
   rt: Runtime,
   groups: NotificationGroup[],
@@ -140,7 +127,8 @@ function renderGroupedNotifications(
       group_key: g.key,
       notifications_count: g.count,
       type: g.type,
-      most_recent_notification_id: integer(g.mostRecentId),
+      // Mastodon sends it as a JSON number, and apps decode it as an integer.
+      most_recent_notification_id: exactInteger(g.mostRecentId),
       ...(g.page
         ? {
             page_min_id: g.page.minId,

@@ -3,8 +3,8 @@ import type { PollView } from "../services/statuses/polls.ts";
 
 export function renderPoll({ poll: p, viewer }: PollView, now = new Date()) {
   const expired = p.expires_at <= now;
-  // Hidden totals show only to the author, and to everyone once the poll has ended.
-  const showTotals = !p.hide_totals || expired || viewer?.id === p.account_id;
+  // Hidden totals show to nobody, the author included, until the poll has ended (as in Mastodon).
+  const showTotals = !p.hide_totals || expired;
   return {
     id: p.id,
     expires_at: p.expires_at.toISOString(),

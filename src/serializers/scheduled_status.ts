@@ -2,6 +2,7 @@
 import type { Config } from "../config.ts";
 import type { MediaRow } from "../services/media/rows.ts";
 import type { ScheduledStatus } from "../services/statuses/scheduled.ts";
+import { exactInteger } from "./json_text.ts";
 import { renderMedia } from "./media_attachment.ts";
 
 /** `media` holds (at least) the media the scheduled statuses keep, by id. */
@@ -12,8 +13,8 @@ export function renderScheduled(config: Config, row: ScheduledStatus, media: Map
     scheduled_at: row.scheduled_at.toISOString(),
     params: {
       ...params,
-      // Mastodon sends this id as a JSON number, which JavaScript apps would round: a string, as every id.
-      application_id,
+      // A JSON number, as Mastodon sends it (and typed apps decode an integer).
+      application_id: application_id === null ? null : exactInteger(application_id),
       scheduled_at: null,
       with_rate_limit: false,
     },

@@ -4,6 +4,7 @@
 
 import type { PushNotification, PushTarget } from "../services/push/delivery.ts";
 import type { AccountEntity } from "./account.ts";
+import { exactInteger } from "./json_text.ts";
 
 type Titles = Partial<Record<string, (name: string) => string>> & { fallback: (name: string) => string };
 
@@ -80,7 +81,7 @@ export function renderWebPushNotification(n: PushNotification, target: PushTarge
     access_token: target.accessToken,
     preferred_locale: target.locale,
     // A number, as Mastodon sends it (apps decode an integer), written exactly though beyond 2^53.
-    notification_id: JSON.rawJSON(n.id),
+    notification_id: exactInteger(n.id),
     notification_type: n.type,
     icon: sender.avatar_static,
     title: pushTitle(target.locale, n.type, n.senderName),

@@ -1,4 +1,5 @@
 // The streams a client may subscribe to, and who may: Mastodon's names, parameters, scopes and errors.
+import { isId } from "../domain/ids.ts";
 import { grants } from "../domain/scopes.ts";
 import { normalizeHashtag } from "../domain/text/index.ts";
 import type { Runtime } from "../runtime.ts";
@@ -79,7 +80,7 @@ export async function resolveStream(
   if (name === "list") {
     const listId = params.list ?? "";
     const owned =
-      /^\d{1,20}$/.test(listId) &&
+      isId(listId) &&
       (await rt.db
         .selectFrom("lists")
         .select("id")

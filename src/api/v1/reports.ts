@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { WORD_MAX } from "../../domain/lengths.ts";
 import { params, router } from "../../http/hono.ts";
-import { parse, zFlag, zIds, zString, zStrings, zText } from "../../http/validate.ts";
+import { parse, zFlag, zRefs, zString, zStrings, zText } from "../../http/validate.ts";
 import { renderReport } from "../../serializers/report.ts";
 import { loadReportViews } from "../../services/moderation/report_views.ts";
 import { createReport } from "../../services/moderation/reports.ts";
@@ -11,7 +11,7 @@ export const reports = router();
 
 const schema = z.object({
   account_id: zString(),
-  status_ids: zIds(),
+  status_ids: zRefs(),
   rule_ids: zStrings(),
   comment: zString(),
   category: zText(WORD_MAX),

@@ -176,7 +176,8 @@ statuses.get("/api/v1/statuses/:id/history", tokenIfGiven("read:statuses"), asyn
       sensitive: v.sensitive,
       created_at: v.created_at.toISOString(),
       account,
-      poll: null,
+      // The poll's options as the version showed them (Mastodon's StatusEdit keeps no counts).
+      poll: v.poll_options ? { options: v.poll_options.map((title) => ({ title })) } : null,
       media_attachments: (v.media ?? []).flatMap((m) => {
         const row = mediaById.get(m.id);
         return row ? [renderMedia(c.get("rt").config, row, m)] : [];

@@ -45,7 +45,8 @@ const policySchema = z.object({
   for_limited_accounts: value,
 });
 
-notificationsV2.patch("/api/v2/notifications/policy", WRITE, async (c) => {
+// Rails routes `resource :policy` updates by PATCH and by PUT (masto.js sends PUT).
+notificationsV2.on(["PATCH", "PUT"], "/api/v2/notifications/policy", WRITE, async (c) => {
   const p = parse(policySchema, await params(c));
   const changes = Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined));
   await updatePolicy(c.get("rt"), currentUser(c).accountId, changes);

@@ -1,6 +1,8 @@
 // Hashtags featured on a profile: at most 10 per account, each with how many of the account's
 // public and unlisted posts carry it.
+
 import { sql } from "kysely";
+import { lockRow } from "../../db/concurrency.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { isValidHashtag } from "../../domain/text/index.ts";
@@ -65,6 +67,8 @@ export async function featureTag(rt: Runtime, accountId: string, rawName: string
   if (!isValidHashtag(name)) throw unprocessable("Validation failed: Name is invalid");
   const tag = await findOrCreateTag(rt, name);
   await rt.db.transaction().execute(async (trx) => {
+    // Tags featured at once by one account are counted one after the other, so that the limit holds.
+    await lockRow(trx, rt.dialect, "accounts", accountId);
     const existing = await trx
       .selectFrom("featured_tags")
       .select("id")

@@ -1,5 +1,7 @@
 // Lists: at most 50 per person, holding only accounts they follow.
+
 import type { Selectable } from "kysely";
+import { lockRow } from "../../db/concurrency.ts";
 import type { Db } from "../../db/index.ts";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import type { ListsTable, RepliesPolicy } from "../../db/schema.ts";
@@ -54,6 +56,8 @@ export async function createList(rt: Runtime, accountId: string, c: ListChanges)
     updated_at: now,
   };
   await rt.db.transaction().execute(async (trx) => {
+    // Lists made at once by one account are counted one after the other, so that the limit holds.
+    await lockRow(trx, rt.dialect, "accounts", accountId);
     const count = await trx
       .selectFrom("lists")
       .select((eb) => eb.fn.countAll().as("n"))
@@ -124,7 +128,8 @@ export async function addMembers(rt: Runtime, accountId: string, id: string, acc
       .where("list_id", "=", id)
       .where("account_id", "in", unique)
       .execute();
-    if (present.length > 0) throw unprocessable("Validation failed: Account has already been taken");
+    const taken = () => unprocessable("Validation failed: Account has already been taken");
+    if (present.length > 0) throw taken();
     for (const target of unique) {
       const followId = byTarget.get(target);
       if (!followId) {
@@ -132,10 +137,13 @@ export async function addMembers(rt: Runtime, accountId: string, id: string, acc
         if (!exists) throw notFound();
         throw unprocessable("Validation failed: Account must be followed");
       }
-      await trx
+      // A request adding the same member at once committed first: taken, as if it had come before.
+      const inserted = await trx
         .insertInto("list_accounts")
         .values({ id: newId(), list_id: id, account_id: target, follow_id: followId, created_at: new Date() })
-        .execute();
+        .onConflict((oc) => oc.columns(["list_id", "account_id"]).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw taken();
       await rt.queue.enqueue("feeds.merge", { feedId: id, authorId: target, listId: id }, {}, trx);
     }
   });

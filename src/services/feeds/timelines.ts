@@ -2,7 +2,6 @@
 // trimmed feed's horizon), and the public and hashtag timelines straight from statuses.
 import { type RawBuilder, sql } from "kysely";
 import { cutPage, type Page, type PageResult, pagePlan, paginate } from "../../db/paginate.ts";
-import { notFound } from "../../domain/errors.ts";
 import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { pageWithoutHidden } from "../filters/hidden.ts";
@@ -165,7 +164,8 @@ export async function tagTimeline(
   q: TagQuery,
   page: Page,
 ): Promise<PageResult<string>> {
-  if (tagKey([q.tag, ...q.any]).length === 0) throw notFound();
+  // A name that cannot be a tag names no tag, whose timeline Mastodon answers as empty.
+  if (tagKey([q.tag]).length === 0) return { items: [], next: null, prev: null };
   return publicPage(rt, viewerId, tagStatuses(rt, viewerValue(viewerId), q), page);
 }
 

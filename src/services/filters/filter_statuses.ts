@@ -37,12 +37,16 @@ export async function addFilterStatus(rt: Runtime, accountId: string, filterId: 
     .where("filter_id", "=", filterId)
     .where("status_id", "=", statusId)
     .executeTakeFirst();
-  if (taken) throw unprocessable("Validation failed: Status has already been taken");
+  const alreadyTaken = () => unprocessable("Validation failed: Status has already been taken");
+  if (taken) throw alreadyTaken();
   const id = newId();
-  await rt.db
+  const inserted = await rt.db
     .insertInto("filter_statuses")
     .values({ id, filter_id: filterId, status_id: statusId, created_at: new Date() })
-    .execute();
+    .onConflict((oc) => oc.columns(["filter_id", "status_id"]).doNothing())
+    .executeTakeFirst();
+  // Added by a request at the same moment: taken, as if it had come first.
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw alreadyTaken();
   await filtersChanged(rt, accountId);
   return ownFilterStatus(rt.db, accountId, id);
 }

@@ -77,7 +77,15 @@ export async function createCanonicalEmailBlock(
     created_at: new Date(),
   };
   await rt.db.transaction().execute(async (trx) => {
-    await trx.insertInto("canonical_email_blocks").values(row).execute();
+    const inserted = await trx
+      .insertInto("canonical_email_blocks")
+      .values(row)
+      .onConflict((oc) => oc.column("canonical_email_hash").doNothing())
+      .executeTakeFirst();
+    // Blocked by a request at the same moment: taken, as if it had come first.
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+      throw validationFailed({ canonical_email_hash: [fieldError.taken] });
+    }
     await logAction(trx, actor, {
       action: "create",
       targetType: "CanonicalEmailBlock",

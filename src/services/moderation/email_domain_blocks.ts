@@ -103,7 +103,13 @@ export async function createEmailDomainBlock(
     updated_at: now,
   };
   await rt.db.transaction().execute(async (trx) => {
-    await trx.insertInto("email_domain_blocks").values(row).execute();
+    const inserted = await trx
+      .insertInto("email_domain_blocks")
+      .values(row)
+      .onConflict((oc) => oc.column("domain").doNothing())
+      .executeTakeFirst();
+    // Blocked by a request at the same moment: taken, as if it had come first.
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw validationFailed({ domain: [fieldError.taken] });
     await logAction(trx, actor, {
       action: "create",
       targetType: "EmailDomainBlock",

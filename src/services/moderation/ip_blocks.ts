@@ -104,7 +104,13 @@ export async function createIpBlock(rt: Runtime, actor: Staff, input: IpBlockInp
   if (await taken(rt, values.ip, null)) throw validationFailed({ ip: [fieldError.taken] });
   const row = { id: newId(), created_at: new Date(), ...values };
   await rt.db.transaction().execute(async (trx) => {
-    await trx.insertInto("ip_blocks").values(row).execute();
+    const inserted = await trx
+      .insertInto("ip_blocks")
+      .values(row)
+      .onConflict((oc) => oc.column("ip").doNothing())
+      .executeTakeFirst();
+    // Blocked by a request at the same moment: taken, as if it had come first.
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw validationFailed({ ip: [fieldError.taken] });
     await logAction(trx, actor, { action: "create", targetType: "IpBlock", targetId: row.id, identifier: row.ip });
   });
   await invalidate(rt, NO_ACCESS);

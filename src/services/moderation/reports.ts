@@ -12,6 +12,8 @@ import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { federateAsInstance } from "../federation/outbox.ts";
 import { notifyStaff } from "../notifications/create.ts";
+import { loadStatusRows, viewerFor } from "../visibility/load.ts";
+import { canSee } from "../visibility/rule.ts";
 
 export const CATEGORIES: readonly ReportCategory[] = ["spam", "legal", "violation", "other"];
 const COMMENT_MAX = 1000;
@@ -37,6 +39,8 @@ export async function createReport(rt: Runtime, reporterId: string, input: NewRe
     : undefined;
   if (!target) throw notFound();
 
+  const statusIds = await reportedStatuses(rt, reporterId, target.id, input.statusIds);
+
   const ruleIds = input.ruleIds.filter(isId);
   // Citing rules makes a report about rule violations, whatever category was given.
   const category = ruleIds.length > 0 ? "violation" : (input.category ?? "other");
@@ -49,23 +53,16 @@ export async function createReport(rt: Runtime, reporterId: string, input: NewRe
   }
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 
-  // Only the target's own statuses can be attached; others are left out.
-  const wanted = input.statusIds.filter(isId);
-  const statuses = wanted.length
-    ? await rt.db
-        .selectFrom("statuses")
-        .select(["id", "in_reply_to_account_id"])
-        .where("id", "in", wanted)
-        .where("account_id", "=", target.id)
-        .execute()
-    : [];
-
   // Mastodon's forwarding: to the target's server when its domain is among those asked for, and to
   // the servers asked for of the accounts the reported statuses reply to.
   const forward = input.forward && target.domain !== null;
   const domains = new Set((input.forwardToDomains ?? (target.domain ? [target.domain] : [])).map(domainForm));
   const forwardedToOrigin = forward && domains.has(target.domain!.toLowerCase());
-  const repliedTo = [...new Set(statuses.flatMap((s) => s.in_reply_to_account_id ?? []))];
+  const replies =
+    forward && statusIds.length > 0
+      ? await rt.db.selectFrom("statuses").select("in_reply_to_account_id").where("id", "in", statusIds).execute()
+      : [];
+  const repliedTo = [...new Set(replies.flatMap((s) => s.in_reply_to_account_id ?? []))];
   const others =
     forward && repliedTo.length > 0
       ? await rt.db
@@ -91,7 +88,7 @@ export async function createReport(rt: Runtime, reporterId: string, input: NewRe
         target_account_id: target.id,
         category: category as ReportCategory,
         comment: input.comment,
-        status_ids: JSON.stringify(statuses.map((s) => s.id)),
+        status_ids: JSON.stringify(statusIds),
         rule_ids: JSON.stringify(rules.map((r) => r.id)),
         forwarded: forwardedToOrigin,
         action_taken_at: null,
@@ -212,4 +209,28 @@ export async function receiveReport(rt: Runtime, reporterId: string, input: Rece
   if (!made) return null;
   await notifyStaff(rt, { fromAccountId: reporterId, type: "admin.report", reportId: id });
   return id;
+}
+
+/**
+ * The statuses a report cites: each must be the target's own and one the reporter may see, else
+ * the report is a 404, as Mastodon finds them (deleted ones included, which it reads `with_discarded`).
+ * A report often follows a block, so the reporter's own block hides nothing here; the target's
+ * block of the reporter hides everything, as Mastodon's filter of an account's statuses does.
+ */
+async function reportedStatuses(rt: Runtime, reporterId: string, targetId: string, ids: string[]): Promise<string[]> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return [];
+  const rows = [...(await loadStatusRows(rt.db, wanted)).values()].filter((r) => r.account_id === targetId);
+  const viewer = await viewerFor(rt, reporterId, rows);
+  const blockedByTarget = await rt.db
+    .selectFrom("blocks")
+    .select("id")
+    .where("account_id", "=", targetId)
+    .where("target_account_id", "=", reporterId)
+    .executeTakeFirst();
+  const seen = rows.filter(
+    (r) => !blockedByTarget && canSee({ ...r, deleted_at: null }, { ...viewer, blocked: new Set() }),
+  );
+  if (seen.length !== wanted.length) throw notFound();
+  return wanted;
 }

@@ -5,7 +5,7 @@
 import { sql } from "kysely";
 import type { Page } from "../../db/paginate.ts";
 import type { NotificationType } from "../../db/schema.ts";
-import { idTime } from "../../domain/ids.ts";
+import { idTime, isId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { hiddenStatusIds } from "../filters/hidden.ts";
 import { browsable, COLUMNS, lastReadId, type NotificationQuery, type NotificationRow } from "./read.ts";
@@ -200,8 +200,10 @@ export async function listGroups(rt: Runtime, recipientId: string, q: GroupQuery
 /** The notifications of one group key (`ungrouped-<id>` names a single notification). */
 function byGroupKey(rt: Runtime, recipientId: string, key: string) {
   const query = browsable(rt.db, recipientId, { includeFiltered: true });
-  const single = /^ungrouped-(\d{1,19})$/.exec(key);
-  return single ? query.where("n.id", "=", single[1]) : query.where("n.group_key", "=", key);
+  const single = /^ungrouped-(\d+)$/.exec(key)?.[1];
+  if (single === undefined) return query.where("n.group_key", "=", key);
+  // Digits that cannot be an id name no notification (and must not reach the database as one).
+  return isId(single) ? query.where("n.id", "=", single) : query.where(sql<boolean>`false`);
 }
 
 export async function getGroup(rt: Runtime, recipientId: string, key: string): Promise<NotificationGroup | null> {

@@ -22,6 +22,7 @@ export async function searchTags(rt: Runtime, s: TagSearch): Promise<Tag[]> {
     .selectAll()
     .where(sql<boolean>`name like ${`${key.replace(/[\\%_]/g, (m) => `\\${m}`)}%`} escape '\\'`)
     .where((eb) => eb.or([eb("listable", "is", null), eb("listable", "=", true)]));
-  if (s.excludeUnreviewed) q = q.where("reviewed_at", "is not", null);
+  // The exact match is offered reviewed or not, as Mastodon offers it: someone typed the whole tag.
+  if (s.excludeUnreviewed) q = q.where((eb) => eb.or([eb("reviewed_at", "is not", null), eb("name", "=", key)]));
   return q.orderBy(sql`length(name)`).orderBy("name").limit(s.limit).offset(s.offset).execute();
 }

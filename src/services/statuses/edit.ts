@@ -10,7 +10,7 @@ import { checkDescription, parseFocus } from "../media/upload.ts";
 import { type StatusRow, visibleStatus } from "../visibility/load.ts";
 import { checkDraft, type Draft, renderDraft } from "./compose.ts";
 import { checkPoll, createPoll, type NewPoll, newPollRecord } from "./polls.ts";
-import { applyEdit } from "./write.ts";
+import { applyEdit, pollOptions } from "./write.ts";
 
 export interface StatusChanges extends Draft {
   sensitive?: boolean;
@@ -68,6 +68,7 @@ export async function editStatus(
   const poll = c.poll ? checkPoll(rt, c.poll) : null;
   const media = await checkMedia(rt, { accountId: user.accountId, statusId: id }, c.mediaIds);
   const mediaBefore = await mediaSnapshot(rt.db, id);
+  const pollBefore = await pollOptions(rt.db, id);
   const mediaAfter = editedMedia(rt, media, c);
   const settings = await userSettings(rt, user.id);
   const rendered = await renderDraft(rt, c, row.language ?? settings.default_language ?? null);
@@ -116,6 +117,7 @@ export async function editStatus(
       tags: rendered.tags,
       mediaBefore,
       mediaAfter,
+      pollBefore,
     });
     await federate(rt, trx, user.accountId, { type: "Update", statusId: id }, newlyMentioned);
   });
@@ -128,9 +130,9 @@ export async function statusHistory(rt: Runtime, viewerId: string | null, id: st
   const row = await visibleStatus(rt, viewerId, id);
   const edits = await rt.db.selectFrom("status_edits").selectAll().where("status_id", "=", id).orderBy("id").execute();
   if (edits.length > 0) return { row, versions: edits };
-  const media = await mediaSnapshot(rt.db, id);
+  const [media, poll] = await Promise.all([mediaSnapshot(rt.db, id), pollOptions(rt.db, id)]);
   return {
     row,
-    versions: [{ ...versionOf(row, row.id, row.created_at), media }],
+    versions: [{ ...versionOf(row, row.id, row.created_at), media, poll_options: poll }],
   };
 }

@@ -1,6 +1,7 @@
 // What people do to statuses: favourite, boost, bookmark, pin, mute the conversation. Every action
 // starts from a status the caller may see, and answers 404 for any other, existing or not.
 import { sql } from "kysely";
+import { lockRow } from "../../db/concurrency.ts";
 import type { Db } from "../../db/index.ts";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import type { Visibility } from "../../db/schema.ts";
@@ -101,7 +102,11 @@ export async function reblog(
   const boostId = newId();
   const now = new Date();
   const u = urls(rt.config);
-  await rt.db.transaction().execute(async (trx) => {
+  return rt.db.transaction().execute(async (trx) => {
+    // Boosts of one status at once by one account: the second finds the first's, as it would later.
+    await lockRow(trx, rt.dialect, "accounts", viewerId);
+    const boosted = await ownBoost(trx, viewerId, status.id);
+    if (boosted) return boosted.id;
     await trx
       .insertInto("statuses")
       .values({
@@ -136,8 +141,8 @@ export async function reblog(
       .execute();
     await reblogged(rt, trx, { boostId, statusId: status.id, authorId: status.account_id, by: viewerId });
     await federate(rt, trx, viewerId, { type: "Announce", boostId }, [status.account_id]);
+    return boostId;
   });
-  return boostId;
 }
 
 /** Withdraws one's boost; returns the boosted status's id. */
@@ -189,16 +194,21 @@ export async function pin(rt: Runtime, viewerId: string, id: string): Promise<st
   if (status.visibility === "private" || status.visibility === "direct") {
     throw unprocessable("Validation failed: Only public and unlisted posts can be pinned");
   }
+  const taken = () => unprocessable("Validation failed: Status has already been taken");
   await rt.db.transaction().execute(async (trx) => {
+    // Pins of one account at once are counted one after the other, so that the limit holds.
+    await lockRow(trx, rt.dialect, "accounts", viewerId);
     const pins = await trx.selectFrom("status_pins").select("status_id").where("account_id", "=", viewerId).execute();
-    if (pins.some((p) => p.status_id === id)) throw unprocessable("Validation failed: Status has already been taken");
+    if (pins.some((p) => p.status_id === id)) throw taken();
     if (pins.length >= rt.config.limits.pinnedStatuses) {
       throw unprocessable("Validation failed: You have already pinned the maximum number of posts");
     }
-    await trx
+    const inserted = await trx
       .insertInto("status_pins")
       .values({ id: newId(), account_id: viewerId, status_id: id, created_at: new Date() })
-      .execute();
+      .onConflict((oc) => oc.columns(["account_id", "status_id"]).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw taken();
     await federate(rt, trx, viewerId, { type: "Add", accountId: viewerId, statusId: id });
   });
   return id;

@@ -2,6 +2,7 @@
 
 import type { Selectable } from "kysely";
 import { sql } from "kysely";
+import { lockRow } from "../../db/concurrency.ts";
 import type { Db } from "../../db/index.ts";
 import type { PollsTable } from "../../db/schema.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
@@ -125,6 +126,9 @@ export async function vote(rt: Runtime, viewerId: string, pollId: string, choice
   if (unique.some((c) => !Number.isInteger(c) || c < 0 || c >= poll.options.length)) throw fail("Choices are invalid");
   if (!poll.multiple && unique.length > 1) throw fail("Choices must be exactly one in a single-choice poll");
   await rt.db.transaction().execute(async (trx) => {
+    // Votes at once (by one voter twice, or by two voters) are counted one after the other: the
+    // second sees the first's vote and its tallies.
+    await lockRow(trx, rt.dialect, "polls", pollId);
     const earlier = await trx
       .selectFrom("poll_votes")
       .select("id")
@@ -139,7 +143,8 @@ export async function vote(rt: Runtime, viewerId: string, pollId: string, choice
         .values({ id: newId(), poll_id: pollId, account_id: viewerId, choice, created_at: now })
         .execute();
     }
-    const tallies = [...poll.tallies];
+    const current = await trx.selectFrom("polls").select("tallies").where("id", "=", pollId).executeTakeFirstOrThrow();
+    const tallies = [...current.tallies];
     for (const choice of unique) tallies[choice] = (tallies[choice] ?? 0) + 1;
     await trx
       .updateTable("polls")

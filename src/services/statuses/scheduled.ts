@@ -1,6 +1,9 @@
 // Statuses posted later: kept with their parameters, and published on time by a durable job, which
 // survives restarts because it lives in the database.
+
 import type { Selectable } from "kysely";
+import { lockRow } from "../../db/concurrency.ts";
+import type { Db } from "../../db/index.ts";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import type { ScheduledStatusesTable, ScheduledStatusParams } from "../../db/schema.ts";
 import { ApiError, notFound, unprocessable } from "../../domain/errors.ts";
@@ -27,11 +30,16 @@ const MIN_AHEAD_MS = 5 * 60_000;
 const TOTAL_LIMIT = 300;
 const DAILY_LIMIT = 25;
 
-async function checkTime(rt: Runtime, accountId: string, at: Date, exceptId?: string): Promise<void> {
+/**
+ * Checks the time and the limits in the transaction that schedules, after taking the account's
+ * lock: statuses scheduled at once are counted one after the other, so that the limits hold.
+ */
+async function checkTime(rt: Runtime, db: Db, accountId: string, at: Date, exceptId?: string): Promise<void> {
   if (Number.isNaN(at.getTime()) || at.getTime() < Date.now() + MIN_AHEAD_MS) {
     throw unprocessable("Validation failed: Scheduled at must be at least 5 minutes in the future");
   }
-  let q = rt.db.selectFrom("scheduled_statuses").select("scheduled_at").where("account_id", "=", accountId);
+  await lockRow(db, rt.dialect, "accounts", accountId);
+  let q = db.selectFrom("scheduled_statuses").select("scheduled_at").where("account_id", "=", accountId);
   if (exceptId) q = q.where("id", "!=", exceptId);
   const waiting = await q.execute();
   if (waiting.length >= TOTAL_LIMIT)
@@ -67,9 +75,9 @@ export async function scheduleStatus(
     });
   }
   await checkMedia(rt, { accountId }, params.media_ids);
-  await checkTime(rt, accountId, at);
   const row: ScheduledStatus = { id: newId(), account_id: accountId, scheduled_at: at, params, created_at: new Date() };
   await rt.db.transaction().execute(async (trx) => {
+    await checkTime(rt, trx, accountId, at);
     await trx
       .insertInto("scheduled_statuses")
       .values({ ...row, params: JSON.stringify(params) })
@@ -97,8 +105,8 @@ export function listScheduled(rt: Runtime, accountId: string, page: Page): Promi
 
 export async function reschedule(rt: Runtime, accountId: string, id: string, at: Date): Promise<ScheduledStatus> {
   await ownScheduled(rt, accountId, id);
-  await checkTime(rt, accountId, at, id);
   await rt.db.transaction().execute(async (trx) => {
+    await checkTime(rt, trx, accountId, at, id);
     await trx.updateTable("scheduled_statuses").set({ scheduled_at: at }).where("id", "=", id).execute();
     // The earlier job finds the new time and leaves the publishing to this one.
     await rt.queue.enqueue("statuses.publish_scheduled", { scheduledId: id }, { runAt: at }, trx);

@@ -195,6 +195,12 @@ async function addRemoteMedia(db: Db, s: ParsedStatus, at: Date): Promise<void> 
     .execute();
 }
 
+/** The options of a status's poll, or null without one: what a version of its history keeps of the poll. */
+export async function pollOptions(db: Db, statusId: string): Promise<string[] | null> {
+  const poll = await db.selectFrom("polls").select("options").where("status_id", "=", statusId).executeTakeFirst();
+  return poll?.options ?? null;
+}
+
 /** A status as it read before an edit: what its history keeps of it. */
 export type StatusVersion = Pick<
   Selectable<StatusesTable>,
@@ -214,6 +220,8 @@ export interface StatusEdit {
   /** The media shown before and after, for the history; null where they are not tracked (remote). */
   mediaBefore: EditedMedia[] | null;
   mediaAfter: EditedMedia[] | null;
+  /** The poll's options before the edit (read before the caller changed the poll), for the history. */
+  pollBefore: string[] | null;
 }
 
 async function recordVersion(
@@ -223,6 +231,7 @@ async function recordVersion(
   v: Omit<StatusVersion, "id" | "account_id" | "created_at">,
   at: Date,
   media: EditedMedia[] | null,
+  pollOptions: string[] | null,
 ): Promise<void> {
   await db
     .insertInto("status_edits")
@@ -236,6 +245,7 @@ async function recordVersion(
       sensitive: v.sensitive,
       language: v.language,
       media: media === null ? null : JSON.stringify(media),
+      poll_options: pollOptions === null ? null : JSON.stringify(pollOptions),
       created_at: at,
     })
     .execute();
@@ -254,7 +264,9 @@ export async function applyEdit(rt: Runtime, db: Db, before: StatusVersion, e: S
     .where("status_id", "=", before.id)
     .limit(1)
     .executeTakeFirst();
-  if (!earlier) await recordVersion(db, before.id, before.account_id, before, before.created_at, e.mediaBefore);
+  if (!earlier) {
+    await recordVersion(db, before.id, before.account_id, before, before.created_at, e.mediaBefore, e.pollBefore);
+  }
   await db
     .updateTable("statuses")
     .set({
@@ -269,7 +281,16 @@ export async function applyEdit(rt: Runtime, db: Db, before: StatusVersion, e: S
     .where("id", "=", before.id)
     .execute();
   const after = { text: e.text, content: e.content, spoiler_text: e.spoilerText, sensitive: e.sensitive };
-  await recordVersion(db, before.id, before.account_id, { ...after, language: e.language }, e.editedAt, e.mediaAfter);
+  const pollAfter = await pollOptions(db, before.id);
+  await recordVersion(
+    db,
+    before.id,
+    before.account_id,
+    { ...after, language: e.language },
+    e.editedAt,
+    e.mediaAfter,
+    pollAfter,
+  );
   const newlyMentioned = await replaceMentions(db, before.id, e.mentioned);
   await replaceTags(db, before.id, e.tags, now);
   await statusEdited(rt, db, { id: before.id, accountId: before.account_id, newlyMentioned });

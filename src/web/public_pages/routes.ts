@@ -5,12 +5,14 @@
 import { html } from "hono/html";
 import { ApiError } from "../../domain/errors.ts";
 import { isId } from "../../domain/ids.ts";
+import { urls } from "../../domain/urls.ts";
 import { type Ctx, router } from "../../http/hono.ts";
 import type { Runtime } from "../../runtime.ts";
 import { renderAccountView } from "../../serializers/account.ts";
 import { renderStatuses, type StatusEntity } from "../../serializers/status.ts";
 import { isLocalDomain, lookupAccount } from "../../services/accounts/accounts.ts";
 import { loadAccountView } from "../../services/accounts/views.ts";
+import { embeddedStatus } from "../../services/statuses/oembed.ts";
 import { accountStatuses, pinnedStatuses, threadContext } from "../../services/statuses/read.ts";
 import { loadStatusViews } from "../../services/statuses/views.ts";
 import { loadStatusRows } from "../../services/visibility/load.ts";
@@ -31,9 +33,10 @@ const ANONYMOUS = null;
 
 const languageOf = (c: Ctx) => pickLanguage(c.req.query("lang"), c.req.header("accept-language"));
 
-function head(activityUrl: string, o: { noindex?: boolean } = {}): Html {
+function head(activityUrl: string, o: { noindex?: boolean; oembed?: string } = {}): Html {
   return html`${PAGE_STYLE}
 <link rel="alternate" type="application/activity+json" href="${activityUrl}">
+${o.oembed ? html`<link rel="alternate" type="application/json+oembed" href="${o.oembed}">` : ""}
 ${o.noindex ? html`<meta name="robots" content="noindex, noarchive">` : ""}`;
 }
 
@@ -133,8 +136,37 @@ ${descendants.map((s) => renderStatus(s, lang))}`;
   return c.html(
     page(title, body, rt.config.site.title, {
       locale: lang.locale,
-      head: html`${head(status.uri as string, { noindex: account.noindex === true })}
+      head: html`${head(status.uri as string, {
+        noindex: account.noindex === true,
+        oembed: urls(rt.config).oembedUrl(urls(rt.config).statusUrl(account.username, status.id)),
+      })}
 ${openGraph(status, rt.config.site.title)}`,
+    }),
+  );
+});
+
+// The post alone, for another site's iframe (the `html` of its oEmbed document): the same read as
+// the post's page, without the thread. Public pages send no frame restrictions.
+publicPages.get("/:handle{@[^/]+}/:id/embed", async (c) => {
+  const rt = c.get("rt");
+  const lang = languageOf(c);
+  const found = await localAccount(rt, c.req.param("handle"));
+  if (typeof found === "number") return errorPage(c, found, lang);
+  const username = c.req.param("handle").slice(1).split("@")[0];
+  const pageUrl = urls(rt.config).statusUrl(username, c.req.param("id"));
+  const embedded = await embeddedStatus(rt, pageUrl).catch((error) => {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  });
+  if (!embedded) return errorPage(c, 404, lang);
+  const [status] = await render(rt, [embedded.id], "thread");
+  if (!status) return errorPage(c, 404, lang);
+  const account = status.account as { display_name: string; username: string; noindex?: boolean };
+  const title = `${account.display_name.trim() || account.username}: “${excerpt(status)}”`;
+  return c.html(
+    page(title, renderStatus(status, lang, { focus: true }), rt.config.site.title, {
+      locale: lang.locale,
+      head: head(status.uri as string, { noindex: account.noindex === true }),
     }),
   );
 });
