@@ -3,6 +3,7 @@
 // content warnings, alt text, URLs) is escaped by the template. Links from remote servers are kept
 // only when they are http(s).
 import { html, raw } from "hono/html";
+import { htmlToPlainText } from "../../domain/text/plain_text.ts";
 import type { AccountEntity } from "../../serializers/account.ts";
 import type { StatusEntity } from "../../serializers/status.ts";
 import type { Language } from "../i18n.ts";
@@ -35,7 +36,6 @@ interface ShownStatus {
 }
 
 export const PAGE_STYLE = html`<style>
-  main { max-width: 40rem; }
   .profile img.avatar { width: 5rem; height: 5rem; border-radius: .6rem; }
   .profile .acct, .status .acct { opacity: .75; }
   .counts { display: flex; gap: 1.25rem; flex-wrap: wrap; }
@@ -140,21 +140,99 @@ ${s.spoiler_text ? html`<details><summary>${s.spoiler_text}</summary>${body}</de
 <footer class="muted">
 <a class="u-url" href="${safeUrl(s.url ?? s.uri)}">${when(s.created_at, lang)}</a>
 ${s.edited_at ? html`<span>${t.edited}</span>` : ""}
-${
-  o.focus
-    ? html`<span>${t.replies}: ${s.replies_count}</span><span>${t.boosts}: ${s.reblogs_count}</span><span>${t.favourites}: ${s.favourites_count}</span>`
-    : ""
-}
+<span>${t.replies}: ${s.replies_count}</span><span>${t.boosts}: ${s.reblogs_count}</span><span>${t.favourites}: ${s.favourites_count}</span>
 </footer>
 </article>`;
 }
 
-/** The plain text of a post's content, shortened, for the page's title. */
+/** The text of a post's or bio's HTML on one line. */
+export function plainText(content: string): string {
+  return htmlToPlainText(content).replace(/\s+/g, " ").trim();
+}
+
+/** The plain text of a post (its content warning, when it has one), shortened, for the page's title. */
 export function excerpt(entity: StatusEntity, max = 60): string {
   const s = entity as unknown as ShownStatus;
-  const text = (s.spoiler_text || s.content.replace(/<[^>]*>/g, " "))
-    .replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]!)
-    .replace(/\s+/g, " ")
-    .trim();
+  const text = s.spoiler_text.trim() || plainText(s.content);
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** What another site shows of a link to a page (OpenGraph, and Twitter's cards). */
+export interface LinkPreview {
+  title: string;
+  description: string;
+  /** An absolute URL. */
+  image: string | null;
+  url: string;
+  type: "profile" | "article" | "website";
+  /** The image is a post's picture, worth a large card, rather than an avatar. */
+  largeImage?: boolean;
+}
+
+export function linkPreview(p: LinkPreview, siteTitle: string): Html {
+  return html`<meta property="og:site_name" content="${siteTitle}">
+<meta property="og:type" content="${p.type}">
+<meta property="og:title" content="${p.title}">
+<meta property="og:description" content="${p.description}">
+<meta property="og:url" content="${p.url}">
+${p.image ? html`<meta property="og:image" content="${p.image}">` : ""}
+<meta name="description" content="${p.description}">
+<meta name="twitter:card" content="${p.largeImage ? "summary_large_image" : "summary"}">`;
+}
+
+/** A profile's preview: its name, bio and avatar. */
+export function profilePreview(a: AccountEntity, domain: string): LinkPreview {
+  return {
+    title: `${displayName(a)} (@${a.acct.includes("@") ? a.acct : `${a.acct}@${domain}`})`,
+    description: plainText(a.note),
+    image: safeUrl(a.avatar) === "#" ? null : a.avatar,
+    url: safeUrl(a.url ?? null),
+    type: "profile",
+  };
+}
+
+/** A post's preview: its author, its text (behind its content warning) and its first picture, else the author's avatar. */
+export function statusPreview(entity: StatusEntity, domain: string, lang: Language): LinkPreview {
+  const s = entity as unknown as ShownStatus;
+  const picture = s.sensitive
+    ? undefined
+    : s.media_attachments.find((m) => m.type === "image" || m.type === "gifv" || m.type === "video");
+  const pictureUrl = picture
+    ? picture.type === "image"
+      ? (picture.url ?? picture.preview_url)
+      : picture.preview_url
+    : null;
+  const text = s.spoiler_text.trim() ? lang.t.publicPages.contentWarning(s.spoiler_text.trim()) : plainText(s.content);
+  return {
+    ...profilePreview(s.account, domain),
+    description: text,
+    image:
+      pictureUrl && safeUrl(pictureUrl) !== "#"
+        ? pictureUrl
+        : safeUrl(s.account.avatar) === "#"
+          ? null
+          : s.account.avatar,
+    url: safeUrl(s.url ?? s.uri),
+    type: "article",
+    largeImage: Boolean(pictureUrl),
+  };
+}
+
+/** A page of posts with links to newer and older ones (`?min_id=`, `?max_id=`); pinned posts head the first. */
+export function renderFeed(
+  statuses: StatusEntity[],
+  lang: Language,
+  o: { base: string; first: boolean; prev: string | null; next: string | null; pinned?: StatusEntity[] },
+): Html {
+  const t = lang.t.publicPages;
+  const pinned = o.pinned ?? [];
+  return html`<section class="h-feed">
+${pinned.map((s) => renderStatus(s, lang, { pinned: true }))}
+${statuses.map((s) => renderStatus(s, lang))}
+${pinned.length + statuses.length === 0 ? html`<p class="muted">${t.noPosts}</p>` : ""}
+</section>
+<nav class="pages">
+${!o.first && o.prev ? html`<a rel="prev" href="${o.base}?min_id=${o.prev}">${t.newer}</a>` : html`<span></span>`}
+${o.next ? html`<a rel="next" href="${o.base}?max_id=${o.next}">${t.older}</a>` : ""}
+</nav>`;
 }
