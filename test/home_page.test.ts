@@ -1,6 +1,7 @@
 // The home page (`/`) a browser opens first, the about page and the icons every page asks for:
 // what the server is, where to go from there, and what a person signed in on the web does next.
 import assert from "node:assert/strict";
+import { request } from "node:http";
 import { after, before, test } from "node:test";
 import { addRule } from "../src/services/instance/rules.ts";
 import { Browser, formFields, PASSWORD, signInToAdmin } from "./browser.ts";
@@ -157,4 +158,29 @@ test("the web admin's account page links to the public profile", async () => {
   assert.ok(
     res.text.includes(`<th>Public profile</th><td><a href="${server.url}/@alice">${server.url}/@alice</a></td>`),
   );
+});
+
+/** A GET to the test server naming `host` in its Host header, as a browser that typed it would. */
+function getWithHost(path: string, host: string, accept: string) {
+  const { port } = new URL(server.url);
+  return new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
+    request({ host: "127.0.0.1", port, path, headers: { host, accept } }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, location: res.headers.location });
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
+test("a browser on another loopback name is sent to the server's address, as host-meta sends apps", async () => {
+  const { port } = new URL(server.url);
+  const moved = await getWithHost("/about?lang=de", `localhost:${port}`, HTML.accept);
+  assert.deepEqual(moved, { status: 301, location: `${server.url}/about?lang=de` });
+  const app = await getWithHost("/api/v1/instance", `localhost:${port}`, "application/json");
+  assert.equal(app.status, 200, "apps are answered on any name");
+  assert.equal((await getWithHost("/about", `127.0.0.1:${port}`, HTML.accept)).status, 200);
+  assert.equal((await getWithHost("/about", "localhost:1", HTML.accept)).status, 200, "another port is another server");
+  const hostMeta = await server.get("/.well-known/host-meta");
+  assert.ok(hostMeta.text.includes(`template="${server.url}/.well-known/webfinger?resource={uri}"`));
 });
