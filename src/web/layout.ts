@@ -57,7 +57,7 @@ export function page(
 ${o.head ?? ""}
 </head>
 <body${o.onload ? html` onload="${o.onload}"` : ""}><main${o.wide ? raw(' class="wide"') : ""}>
-<p class="muted">${siteTitle}</p>
+<p class="muted"><a href="/">${siteTitle}</a></p>
 ${body}
 </main></body>
 </html>`;

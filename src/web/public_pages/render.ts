@@ -180,41 +180,35 @@ ${p.image ? html`<meta property="og:image" content="${p.image}">` : ""}
 <meta name="twitter:card" content="${p.largeImage ? "summary_large_image" : "summary"}">`;
 }
 
+/** `url` when it is an absolute http(s) URL, as previews need. */
+const absoluteUrl = (url: string | null | undefined): string | null => (url && /^https?:\/\//i.test(url) ? url : null);
+
 /** A profile's preview: its name, bio and avatar. */
 export function profilePreview(a: AccountEntity, domain: string): LinkPreview {
   return {
     title: `${displayName(a)} (@${a.acct.includes("@") ? a.acct : `${a.acct}@${domain}`})`,
     description: plainText(a.note),
-    image: safeUrl(a.avatar) === "#" ? null : a.avatar,
-    url: safeUrl(a.url ?? null),
+    image: absoluteUrl(a.avatar),
+    url: safeUrl(a.url),
     type: "profile",
   };
 }
 
-/** A post's preview: its author, its text (behind its content warning) and its first picture, else the author's avatar. */
+/** A post's preview: its author, its text (or its content warning alone) and its first picture, else the author's avatar. */
 export function statusPreview(entity: StatusEntity, domain: string, lang: Language): LinkPreview {
   const s = entity as unknown as ShownStatus;
-  const picture = s.sensitive
-    ? undefined
-    : s.media_attachments.find((m) => m.type === "image" || m.type === "gifv" || m.type === "video");
-  const pictureUrl = picture
-    ? picture.type === "image"
-      ? (picture.url ?? picture.preview_url)
-      : picture.preview_url
-    : null;
-  const text = s.spoiler_text.trim() ? lang.t.publicPages.contentWarning(s.spoiler_text.trim()) : plainText(s.content);
+  // Sensitive media stay out of other sites' cards, as the content behind a warning does.
+  const visual = s.sensitive ? undefined : s.media_attachments.find((m) => ["image", "gifv", "video"].includes(m.type));
+  const picture = absoluteUrl(visual?.type === "image" ? (visual.url ?? visual.preview_url) : visual?.preview_url);
+  const warning = s.spoiler_text.trim();
+  const author = profilePreview(s.account, domain);
   return {
-    ...profilePreview(s.account, domain),
-    description: text,
-    image:
-      pictureUrl && safeUrl(pictureUrl) !== "#"
-        ? pictureUrl
-        : safeUrl(s.account.avatar) === "#"
-          ? null
-          : s.account.avatar,
+    ...author,
+    description: warning ? lang.t.publicPages.contentWarning(warning) : plainText(s.content),
+    image: picture ?? author.image,
     url: safeUrl(s.url ?? s.uri),
     type: "article",
-    largeImage: Boolean(pictureUrl),
+    largeImage: picture !== null,
   };
 }
 
