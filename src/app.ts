@@ -15,6 +15,7 @@ import { federationMiddleware } from "./federation/middleware.ts";
 import { refuseBlockedAddresses } from "./http/address_gate.ts";
 import { federationGate } from "./http/federation_gate.ts";
 import type { AppEnv, Ctx } from "./http/hono.ts";
+import { oneLoopbackHost } from "./http/loopback_host.ts";
 import { shedUnderMemoryPressure } from "./http/memory_pressure.ts";
 import { refuseNulInUrl, releaseBody } from "./http/params.ts";
 import { logger } from "./log.ts";
@@ -65,6 +66,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   app.use(shedUnderMemoryPressure(rt.config.memory.shedAt));
   app.use(refuseBlockedAddresses);
   app.use(refuseNulInUrl);
+  app.use(oneLoopbackHost);
   app.use("/api/*", resolveAuth);
   app.use("/api/*", signedInOnly);
   app.use("/api/*", apiRateLimits(rt));

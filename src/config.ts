@@ -261,7 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     v[name] = result.data;
   }
   const port = v.PORT as number;
-  const localDomain = ((v.LOCAL_DOMAIN as string | undefined) ?? `localhost:${port}`).toLowerCase();
+  const localDomain = ((v.LOCAL_DOMAIN as string | undefined) ?? `127.0.0.1:${port}`).toLowerCase();
   const webDomain = ((v.WEB_DOMAIN as string | undefined) ?? localDomain).toLowerCase();
   const https = (v.LOCAL_HTTPS as boolean | undefined) ?? !isLoopbackHost(webDomain);
   const dataDir = resolve(v.DATA_DIR as string);

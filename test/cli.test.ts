@@ -46,6 +46,11 @@ test("db migrate, then accounts create, approve, modify and list", async () => {
   assert.match(created.stdout, /^Created @owner\. Password: [\w-]{24}\n$/);
   const pending = await rookery("accounts", "create", "later", "--email", "later@example.test");
   assert.match(pending.stdout, /Created @later/);
+  assert.match(
+    pending.stdout,
+    /\nIt awaits approval, as sign-ups do on this server: approve it with `rookery accounts approve later`, or in the web admin at http:\/\/\S+\/admin\/accounts\.\n$/,
+  );
+  assert.doesNotMatch(created.stdout, /awaits approval/, "staff need no approval");
   let list = (await rookery("accounts", "list")).stdout;
   assert.match(list, /@owner\towner@example\.test\tOwner, confirmed, approved/);
   assert.match(list, /@later\tlater@example\.test\tuser, unconfirmed, pending/);

@@ -4,12 +4,15 @@ import { test } from "node:test";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { heapLimits, threadsThatFit } from "../src/memory.ts";
 
-test("defaults: SQLite under ./data, 127.0.0.1:3000, http origin for localhost", () => {
+test("defaults: SQLite under ./data, 127.0.0.1:3000, http origin for the loopback address", () => {
   const c = loadConfig({});
   assert.equal(c.bind, "127.0.0.1");
   assert.equal(c.port, 3000);
-  assert.equal(c.localDomain, "localhost:3000");
-  assert.equal(c.origin, "http://localhost:3000");
+  // An address with dots, which web clients (Phanpy) accept, and the one the server listens on.
+  assert.equal(c.localDomain, "127.0.0.1:3000");
+  assert.equal(c.origin, "http://127.0.0.1:3000");
+  assert.equal(c.site.title, "127.0.0.1:3000");
+  assert.equal(loadConfig({ PORT: "4000" }).origin, "http://127.0.0.1:4000");
   assert.match(c.databaseUrl, /^sqlite:.*\/data\/rookery\.sqlite$/);
   assert.equal(c.redisUrl, null);
   assert.equal(c.limits.statusChars, 500);

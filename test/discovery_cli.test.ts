@@ -71,6 +71,9 @@ test("trends review, allow and deny; suggestions feature; search reindex", async
   assert.match((await rookery("suggestions", "feature", "staff")).stdout, /Featured staff/);
   assert.equal((await rookery("suggestions", "list")).stdout, "staff\n");
   await rookery("suggestions", "unfeature", "staff");
-  assert.equal((await rookery("suggestions", "list")).stdout, "");
+  assert.equal(
+    (await rookery("suggestions", "list")).stdout,
+    "No accounts are suggested to everyone: add one with `rookery suggestions feature ACCT`.\n",
+  );
   assert.equal((await rookery("search", "reindex")).stdout, "Indexed 0 statuses.\n");
 });

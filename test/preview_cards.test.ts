@@ -208,7 +208,7 @@ test("a JSON-LD article: its card has Mastodon's fields, its picture scaled to 4
   assert.match(page.text, /<a class="card" href="http:\/\/cards\.example\.com:\d+\/article"/);
   assert.match(page.text, /<strong>Birds and bees<\/strong>/);
   assert.match(page.text, /<meta property="og:description" content="Read this http:\/\/cards\.example\.com/);
-  assert.match(page.text, /<meta property="og:title" content="[^"]*\(@ann\)">/);
+  assert.match(page.text, /<meta property="og:title" content="[^"]*\(@ann@[^)"]+\)">/);
 });
 
 test("a Twitter player in windows-1252: a video card with its iframe sandboxed", async () => {

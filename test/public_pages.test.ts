@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { freshUser, insertStatus, post, remoteAccount, setAccount } from "./fixtures.ts";
+import { blob, form, photo } from "./media_files.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -234,4 +235,109 @@ test("oEmbed: Mastodon's rich document of a public post, linked from its page; p
   assert.equal(embed.headers.get("x-frame-options"), null);
   assert.equal((await page(`/@alice/${ids.private}/embed`)).status, 404);
   assert.equal((await page(`/@bob/${ids.public}/embed`)).status, 404);
+});
+
+/** The `content` of a page's `<meta property|name="…">`. */
+const meta = (text: string, name: string) =>
+  new RegExp(`<meta (?:property|name)="${name}" content="([^"]*)">`).exec(text)?.[1];
+
+test("a post's title is its plain text; profiles and posts carry link previews", async () => {
+  const dave = await freshUser(server, "dave");
+  const tagged = (await post(server, dave, "#Wildlife spotted: a heron & <two> egrets")).id;
+  const res = await page(`/@${dave.username}/${tagged}`);
+  const title = /<title>([^<]*)<\/title>/.exec(res.text)?.[1];
+  assert.equal(
+    title,
+    `${dave.username}: &quot;#Wildlife spotted: a heron &amp; &lt;two&gt; egrets&quot; · 127.0.0.1:${new URL(server.url).port}`,
+  );
+  assert.equal(meta(res.text, "og:type"), "article");
+  assert.equal(meta(res.text, "og:title"), `${dave.username} (@${dave.username}@${new URL(server.url).host})`);
+  assert.equal(meta(res.text, "og:description"), "#Wildlife spotted: a heron &amp; &lt;two&gt; egrets");
+  assert.equal(meta(res.text, "og:url"), `${server.url}/@${dave.username}/${tagged}`);
+  assert.equal(meta(res.text, "og:image"), `${server.url}/avatars/original/missing.png`, "no picture: the avatar");
+  assert.equal(meta(res.text, "twitter:card"), "summary");
+
+  const upload = await server.post("/api/v2/media", {
+    token: dave.token,
+    multipart: form({ file: blob(await photo(320, 200), "image/jpeg"), description: "a heron" }),
+  });
+  assert.equal(upload.status, 200, upload.text);
+  const pictured = (await post(server, dave, { status: "Look", media_ids: [upload.body.id] })).id;
+  const withPicture = (await page(`/@${dave.username}/${pictured}`)).text;
+  assert.equal(meta(withPicture, "og:image"), upload.body.url);
+  assert.equal(meta(withPicture, "twitter:card"), "summary_large_image");
+  const warned = (await post(server, dave, { status: "the ending", spoiler_text: "Film" })).id;
+  const behindWarning = (await page(`/@${dave.username}/${warned}`)).text;
+  assert.equal(meta(behindWarning, "og:description"), "Content warning: Film");
+  assert.ok(!behindWarning.includes('content="the ending"'), "the text behind a warning stays out of previews");
+
+  const profile = (await page("/@alice")).text;
+  assert.equal(meta(profile, "og:type"), "profile");
+  assert.equal(meta(profile, "og:description"), "Bird &lt;b&gt;watcher&lt;/b&gt;");
+  assert.equal(meta(profile, "og:url"), `${server.url}/@alice`);
+  assert.equal(meta(profile, "og:image"), `${server.url}/avatars/original/missing.png`);
+  assert.equal(meta(profile, "twitter:card"), "summary");
+  assert.ok(profile.includes('<link rel="icon" href="/favicon.ico" sizes="any">'));
+});
+
+test("/tags/:name shows the hashtag's public posts, with their counts, as its timeline does", async () => {
+  const erin = await freshUser(server, "erin");
+  const shown = (await post(server, erin, "A #Heron by the river")).id;
+  await post(server, erin, { status: "an unlisted #heron", visibility: "unlisted" });
+  await post(server, erin, { status: "a private #heron", visibility: "private" });
+  assert.equal((await server.post(`/api/v1/statuses/${shown}/favourite`, { token: bob.token })).status, 200);
+  assert.equal((await server.post(`/api/v1/statuses/${shown}/reblog`, { token: bob.token })).status, 200);
+
+  // The link every post's hashtag carries.
+  const status = await server.get(`/api/v1/statuses/${shown}`);
+  const href = /href="([^"]+)" class="mention hashtag"/.exec(status.body.content)?.[1];
+  assert.equal(href, `${server.url}/tags/Heron`);
+  const res = await page(new URL(href).pathname);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+  assert.ok(res.text.includes("<h1>#Heron</h1>"));
+  assert.ok(res.text.includes("by the river"));
+  assert.ok(!res.text.includes("an unlisted"), "unlisted posts stay off hashtag timelines");
+  assert.ok(!res.text.includes("a private"));
+  assert.ok(res.text.includes("<span>Replies: 0</span><span>Boosts: 1</span><span>Favourites: 1</span>"));
+  assert.equal(
+    (await server.get("/api/v1/timelines/tag/heron")).body.map((s: { id: string }) => s.id).join(),
+    shown,
+    "the page and the API agree",
+  );
+  assert.ok((await page("/tags/Heron", { "accept-language": "de" })).text.includes("Öffentliche Beiträge mit #Heron"));
+  assert.ok((await page("/tags/nobodyusedthis")).text.includes("No public posts yet."));
+  const malformed = await page("/tags/%25%25");
+  assert.equal(malformed.status, 404);
+  assert.ok(malformed.text.includes("This page does not exist."));
+
+  const latest = await page("/public/local");
+  assert.equal(latest.status, 200);
+  assert.ok(latest.text.includes("by the river"));
+  assert.ok(!latest.text.includes("a remote reply"), "only this server's posts");
+});
+
+test("hashtag and timeline pages are for members only where the timelines are", async () => {
+  const modes: Record<string, string>[] = [
+    { PUBLIC_PREVIEW: "false" },
+    { AUTHORIZED_FETCH: "true" },
+    { LIMITED_FEDERATION_MODE: "true" },
+  ];
+  for (const env of modes) {
+    const closed = await startServer({ env });
+    try {
+      const frank = await closed.user("frank");
+      await post(closed, frank, "a #closed post");
+      const what = JSON.stringify(env);
+      for (const path of ["/tags/closed", "/public/local"]) {
+        const res = await closed.get(path);
+        assert.equal(res.status, 401, `${what} ${path}`);
+        assert.ok(res.text.includes("Members only"), `${what} ${path}`);
+        assert.ok(!res.text.includes("a #closed post"));
+      }
+      assert.equal((await closed.get("/api/v1/timelines/tag/closed")).status >= 400, true, what);
+    } finally {
+      await closed.close();
+    }
+  }
 });

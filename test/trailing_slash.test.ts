@@ -110,6 +110,8 @@ test("every route the router knows reaches its handler with a trailing slash", a
   // proves the route was matched (the router alone would answer 404).
   const wrong: string[] = [];
   for (const [key, { method, path }] of routes) {
+    // The home page is its own slashed form.
+    if (path === "/") continue;
     const concrete = path.replace(/:[a-z_]+/g, (name) => (name === ":date" ? "2026-01-01" : "1"));
     const options = { token: "not-a-token", headers: { accept: "application/json" } };
     const plain = await server.request(method, concrete, options);

@@ -5,7 +5,9 @@ import type { AppEnv } from "../http/hono.ts";
 import { aboutPages } from "../web/about.ts";
 import { adminPages } from "../web/admin/pages.ts";
 import { confirmationPages } from "../web/confirmation.ts";
+import { homePage } from "../web/home.ts";
 import { oauthPages } from "../web/oauth.ts";
+import { publicFeeds } from "../web/public_pages/feeds.ts";
 import { publicPages } from "../web/public_pages/routes.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { oembedApi } from "./oembed.ts";
@@ -125,4 +127,6 @@ export const routers: Hono<AppEnv>[] = [
   streamingApi,
   publicPages,
   oembedApi,
+  publicFeeds,
+  homePage,
 ];

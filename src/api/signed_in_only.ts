@@ -3,14 +3,9 @@
 // any route looks at it. What an app needs before anyone signs in stays open: registering the
 // app, signing up, custom emojis, and (in secure mode only) the instance's description.
 import type { MiddlewareHandler } from "hono";
-import type { Config } from "../config.ts";
+import { apiNeedsUser } from "../domain/anonymous_access.ts";
 import { ApiError } from "../domain/errors.ts";
 import type { AppEnv } from "../http/hono.ts";
-
-/** Whether anonymous requests to the API are refused. */
-export function apiNeedsUser(config: Pick<Config, "authorizedFetch" | "limitedFederation">): boolean {
-  return config.authorizedFetch || config.limitedFederation;
-}
 
 function openToAnyone(method: string, path: string, limitedFederation: boolean): boolean {
   const p = path.length > 1 ? path.replace(/\/$/, "") : path;

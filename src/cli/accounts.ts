@@ -66,15 +66,21 @@ export const accountsCommand: Command = {
         await run(() =>
           withRuntime(async (rt) => {
             const roleId = await roleIdOf(rt, values.role ?? "user");
+            // Staff made by the operator need no approval; others wait when sign-ups do.
+            const approved = values.approve ?? (roleId !== null || rt.config.registrations.mode !== "approved");
             const { password } = await createAccountAsOperator(rt, {
               username,
               email: values.email!,
               roleId,
               confirmed: values.confirmed ?? false,
-              // Staff made by the operator need no approval; others wait when sign-ups do.
-              approved: values.approve ?? (roleId !== null || rt.config.registrations.mode !== "approved"),
+              approved,
             });
             console.log(`Created @${username}. Password: ${password}`);
+            if (!approved) {
+              console.log(
+                `It awaits approval, as sign-ups do on this server: approve it with \`rookery accounts approve ${username}\`, or in the web admin at ${rt.config.origin}/admin/accounts.`,
+              );
+            }
           }),
         );
         return;

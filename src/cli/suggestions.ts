@@ -13,7 +13,10 @@ export const suggestionsCommand: Command = {
     const [action, acct] = parse(args, {}).positionals;
     await withRuntime(async (rt) => {
       if (action === "list") {
-        for (const a of await featuredAccounts(rt)) console.log(a.acct_key.replace(/@$/, ""));
+        const featured = await featuredAccounts(rt);
+        if (featured.length === 0)
+          console.log("No accounts are suggested to everyone: add one with `rookery suggestions feature ACCT`.");
+        for (const a of featured) console.log(a.acct_key.replace(/@$/, ""));
         return;
       }
       if ((action !== "feature" && action !== "unfeature") || !acct)

@@ -2,26 +2,42 @@
 import { html, raw } from "hono/html";
 import { markdownToHtml } from "../domain/text/markdown.ts";
 import { router } from "../http/hono.ts";
+import type { Runtime } from "../runtime.ts";
 import { rules } from "../services/instance/rules.ts";
 import { currentTerms, privacyPolicy, siteText, termsVersions } from "../services/instance/texts.ts";
-import { page } from "./layout.ts";
+import { type Language, pickLanguage } from "./i18n.ts";
+import { type Html, page } from "./layout.ts";
 
 export const aboutPages = router();
 
+/** What the home and about pages say of the server: its description, rules and contact. */
+export async function serverFacts(rt: Runtime, lang: Language): Promise<Html> {
+  const t = lang.t.home;
+  const { description, contactEmail, contactUsername } = rt.config.site;
+  const list = await rules(rt);
+  const contact = [
+    contactEmail ? html`<a href="mailto:${contactEmail}">${contactEmail}</a>` : "",
+    contactUsername ? html`<a href="/@${contactUsername}">@${contactUsername}</a>` : "",
+  ].filter((c) => c !== "");
+  return html`${description ? html`<p class="description">${description}</p>` : ""}
+${list.length > 0 ? html`<h2>${t.rules}</h2><ol class="rules">${list.map((r) => html`<li>${r.text}${r.hint ? html`<br><span class="muted">${r.hint}</span>` : ""}</li>`)}</ol>` : ""}
+${contact.length > 0 ? html`<p class="contact">${t.contact}: ${contact.map((c, i) => html`${i > 0 ? ", " : ""}${c}`)}</p>` : ""}`;
+}
+
 aboutPages.get("/about", async (c) => {
   const rt = c.get("rt");
+  const lang = pickLanguage(c.req.query("lang"), c.req.header("accept-language"));
+  const t = lang.t.home;
   const about = await siteText(rt, "extended_description");
-  const list = await rules(rt);
   return c.html(
     page(
-      "About",
+      t.about,
       html`<h1>${rt.config.site.title}</h1>
-<p>${rt.config.site.description}</p>
+${await serverFacts(rt, lang)}
 ${about ? html`<section>${raw(markdownToHtml(about.text))}</section>` : ""}
-${list.length > 0 ? html`<h2>Rules</h2><ol>${list.map((r) => html`<li>${r.text}${r.hint ? html`<br><span class="muted">${r.hint}</span>` : ""}</li>`)}</ol>` : ""}
-${rt.config.site.contactEmail ? html`<p>Contact: <a href="mailto:${rt.config.site.contactEmail}">${rt.config.site.contactEmail}</a></p>` : ""}
-<p class="muted"><a href="/privacy-policy">Privacy policy</a></p>`,
+<p class="muted"><a href="/">${t.title}</a> · <a href="/privacy-policy">${t.privacy}</a></p>`,
       rt.config.site.title,
+      { locale: lang.locale },
     ),
   );
 });

@@ -7,7 +7,7 @@ export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 const STYLE = `
   :root { color-scheme: light dark; --accent: #5b4fd6; }
   body { font: 16px/1.5 system-ui, sans-serif; margin: 0; display: flex; justify-content: center; }
-  main { width: 100%; max-width: 26rem; padding: 2rem 1.25rem; }
+  main { width: 100%; max-width: 40rem; padding: 2rem 1.25rem; }
   h1 { font-size: 1.4rem; margin: 0 0 1rem; }
   label { display: block; font-weight: 600; margin: 1rem 0 .25rem; }
   input[type=email], input[type=password], input[type=text], input[type=number] {
@@ -51,11 +51,13 @@ export function page(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${title} · ${siteTitle}</title>
+<link rel="icon" href="/favicon.ico" sizes="any">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <style>${raw(STYLE)}</style>
 ${o.head ?? ""}
 </head>
 <body${o.onload ? html` onload="${o.onload}"` : ""}><main${o.wide ? raw(' class="wide"') : ""}>
-<p class="muted">${siteTitle}</p>
+<p class="muted"><a href="/">${siteTitle}</a></p>
 ${body}
 </main></body>
 </html>`;

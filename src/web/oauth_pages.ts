@@ -22,7 +22,8 @@ function describeScope(t: Messages, scope: string): string {
   return t.granular[family] && thing ? t.granular[family](thing) : scope;
 }
 
-function signOutForm(lang: Language, csrf: string, lead: Html | string = "") {
+/** The sign-out button, in a form of its own. */
+export function signOutForm(lang: Language, csrf: string, lead: Html | string = "") {
   return html`<form method="post" action="/auth/sign_out">
   ${hidden({ authenticity_token: csrf, lang: lang.locale })}
   <p class="muted">${lead} <button type="submit">${lang.t.signOut.button}</button></p>

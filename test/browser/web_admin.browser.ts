@@ -161,3 +161,45 @@ test("the pages follow the browser's language", { skip }, async (t) => {
     { locale: "fr-FR" },
   );
 });
+
+test("a newcomer starts at the home page, signs in there and finds the web admin; pages share one column", {
+  skip,
+}, async (t) => {
+  await inPage(t, browser, async (page) => {
+    const member = await server.user("member");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${server.url}/`);
+    await page.getByRole("link", { name: "Sign in" }).click();
+    await page.getByLabel(/email/i).fill("boss@example.test");
+    await page.getByLabel(/password/i).fill(PASSWORD);
+    await page.locator("form[action='/auth/sign_in'] button[type=submit]").click();
+    await page.waitForURL(`${server.url}/`);
+    assert.match(await page.locator("main").innerText(), /You are signed in as @boss\./);
+
+    const widths: number[] = [];
+    for (const path of ["/", "/about", "/@member", "/tags/watches", "/auth/sign_in"]) {
+      await page.goto(`${server.url}${path}`);
+      widths.push(await page.locator("main").evaluate((m) => Math.round(m.getBoundingClientRect().width)));
+    }
+    assert.ok(widths[0] > 600 && widths[0] < 800, String(widths));
+    assert.deepEqual(new Set(widths).size, 1, `one column width: ${widths}`);
+    const iconWidth = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          const img = new Image();
+          img.onload = () => resolve(img.naturalWidth);
+          img.onerror = () => resolve(0);
+          img.src = "/favicon.ico";
+        }),
+    );
+    assert.equal(iconWidth, 64, "the favicon is an image the browser draws");
+
+    await page.goto(`${server.url}/`);
+    await page.getByRole("link", { name: "Web admin" }).click();
+    await page.waitForURL(/\/admin\/[a-z_]+$/);
+    await page.goto(`${server.url}/admin/accounts/${member.accountId}`);
+    await page.getByRole("link", { name: `${server.url}/@member` }).click();
+    await page.waitForURL(`${server.url}/@member`);
+    assert.match(await page.locator("h1").innerText(), /member/);
+  });
+});

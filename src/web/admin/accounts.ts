@@ -20,6 +20,7 @@ import {
 import { accountForStaff, findAccounts, STATUSES } from "../../services/moderation/account_list.ts";
 import { loadAdminAccountViews } from "../../services/moderation/report_views.ts";
 import { assignableRoles, changeUserRole } from "../../services/roles/manage.ts";
+import { safeUrl } from "../public_pages/render.ts";
 import { adminPage, button, formToken } from "./frame.ts";
 import { adminRoute, type StaffVisit, saved } from "./guard.ts";
 
@@ -140,6 +141,7 @@ accountPages.get(
         title: acct(a),
         section: "accounts",
         body: html`<table>
+${a.account ? html`<tr><th>${t.publicProfile}</th><td><a href="${safeUrl(a.account.url)}">${a.account.url}</a></td></tr>` : ""}
 <tr><th>${t.email}</th><td>${a.email}</td></tr>
 <tr><th>${t.role}</th><td>${a.role.name || "—"}</td></tr>
 <tr><th>${t.state}</th><td>${states(staff, a)}</td></tr>

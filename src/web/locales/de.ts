@@ -102,5 +102,27 @@ export const de: Messages = {
     goneTitle: "Gesperrt",
     membersOnly: "Dieser Server zeigt seine Profile und Beiträge nur seinen Mitgliedern, in ihren Apps.",
     membersOnlyTitle: "Nur für Mitglieder",
+    contentWarning: (text: string) => `Inhaltswarnung: ${text}`,
+    tagged: (tag: string) => `Öffentliche Beiträge mit #${tag}, die dieser Server kennt, die neuesten zuerst.`,
+    latest: "Neueste Beiträge",
+    latestLead: "Öffentliche Beiträge dieses Servers, die neuesten zuerst.",
+  },
+  home: {
+    title: "Willkommen",
+    about: "Über diesen Server",
+    rules: "Regeln",
+    contact: "Kontakt",
+    privacy: "Datenschutzerklärung",
+    signIn: "Anmelden",
+    signUp: "Registrieren",
+    signedInAs: (who: Html) => html`Du bist als ${who} angemeldet.`,
+    nextTitle: "Wie es weitergeht",
+    useApp: (address: Html) =>
+      html`Dieser Server hat keine eigene Web-App zum Lesen und Schreiben: Nutze eine Mastodon-App. Gib ihr die Adresse ${address} und melde dich mit deiner E-Mail-Adresse und deinem Passwort an.`,
+    apps: "Mit Rookery getestet: toot (im Terminal) und Mastodon.py (für Programme). Web-Apps wie Phanpy und Elk verbinden sich nur über https mit Servern.",
+    search:
+      "Die Suche findet die Beiträge von Leuten, die es erlauben („indexable“, bei neuen Konten aus, bis sie es einschalten, in einer App, die die Einstellung anbietet), deine eigenen Beiträge und die, mit denen du interagiert hast.",
+    profile: "Dein öffentliches Profil",
+    admin: "Administration",
   },
 };

@@ -103,6 +103,29 @@ export const en = {
     goneTitle: "Suspended",
     membersOnly: "This server shows its profiles and posts to its members only, in their apps.",
     membersOnlyTitle: "Members only",
+    contentWarning: (text: string) => `Content warning: ${text}`,
+    tagged: (tag: string) => `Public posts with #${tag} known to this server, newest first.`,
+    latest: "Latest posts",
+    latestLead: "Public posts from this server, newest first.",
+  },
+  /** The home page (`/`) and the about page. */
+  home: {
+    title: "Welcome",
+    about: "About this server",
+    rules: "Rules",
+    contact: "Contact",
+    privacy: "Privacy policy",
+    signIn: "Sign in",
+    signUp: "Sign up",
+    signedInAs: (who: Html) => html`You are signed in as ${who}.`,
+    nextTitle: "What next",
+    useApp: (address: Html) =>
+      html`This server has no web app of its own for reading and posting: use a Mastodon app. Give it the address ${address}, then sign in with your email address and password.`,
+    apps: "Tested with Rookery: toot (in a terminal) and Mastodon.py (for programs). Web apps such as Phanpy and Elk connect to servers over https only.",
+    search:
+      "Search finds the posts of people who let it (“indexable”, off for new accounts until they turn it on, in an app that offers the setting), your own posts, and those you interacted with.",
+    profile: "Your public profile",
+    admin: "Web admin",
   },
 };
 

@@ -102,5 +102,28 @@ export const es: Messages = {
     goneTitle: "Suspendida",
     membersOnly: "Este servidor muestra sus perfiles y publicaciones solo a sus miembros, en sus aplicaciones.",
     membersOnlyTitle: "Solo para miembros",
+    contentWarning: (text: string) => `Advertencia de contenido: ${text}`,
+    tagged: (tag: string) =>
+      `Publicaciones públicas con #${tag} conocidas por este servidor, las más recientes primero.`,
+    latest: "Últimas publicaciones",
+    latestLead: "Publicaciones públicas de este servidor, las más recientes primero.",
+  },
+  home: {
+    title: "Bienvenida",
+    about: "Acerca de este servidor",
+    rules: "Normas",
+    contact: "Contacto",
+    privacy: "Política de privacidad",
+    signIn: "Iniciar sesión",
+    signUp: "Registrarse",
+    signedInAs: (who: Html) => html`Has iniciado sesión como ${who}.`,
+    nextTitle: "Qué hacer ahora",
+    useApp: (address: Html) =>
+      html`Este servidor no tiene una aplicación web propia para leer y publicar: usa una aplicación de Mastodon. Dale la dirección ${address} e inicia sesión con tu correo electrónico y tu contraseña.`,
+    apps: "Probadas con Rookery: toot (en un terminal) y Mastodon.py (para programas). Las aplicaciones web como Phanpy y Elk solo se conectan a servidores por https.",
+    search:
+      "La búsqueda encuentra las publicaciones de quienes lo permiten («indexable», desactivado en las cuentas nuevas hasta que lo activan, en una aplicación que ofrezca el ajuste), tus propias publicaciones y aquellas con las que interactuaste.",
+    profile: "Tu perfil público",
+    admin: "Administración",
   },
 };

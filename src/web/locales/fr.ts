@@ -103,5 +103,27 @@ export const fr: Messages = {
     goneTitle: "Suspendu",
     membersOnly: "Ce serveur ne montre ses profils et ses messages qu'à ses membres, dans leurs applications.",
     membersOnlyTitle: "Réservé aux membres",
+    contentWarning: (text: string) => `Avertissement : ${text}`,
+    tagged: (tag: string) => `Messages publics avec #${tag} connus de ce serveur, les plus récents d'abord.`,
+    latest: "Derniers messages",
+    latestLead: "Messages publics de ce serveur, les plus récents d'abord.",
+  },
+  home: {
+    title: "Bienvenue",
+    about: "À propos de ce serveur",
+    rules: "Règles",
+    contact: "Contact",
+    privacy: "Politique de confidentialité",
+    signIn: "Se connecter",
+    signUp: "S'inscrire",
+    signedInAs: (who: Html) => html`Vous êtes connecté·e en tant que ${who}.`,
+    nextTitle: "Et maintenant",
+    useApp: (address: Html) =>
+      html`Ce serveur n'a pas d'application web à lui pour lire et publier : utilisez une application Mastodon. Donnez-lui l'adresse ${address}, puis connectez-vous avec votre adresse e-mail et votre mot de passe.`,
+    apps: "Testées avec Rookery : toot (dans un terminal) et Mastodon.py (pour les programmes). Les applications web comme Phanpy et Elk ne se connectent aux serveurs qu'en https.",
+    search:
+      "La recherche trouve les messages des personnes qui l'acceptent (« indexable », désactivé pour les nouveaux comptes jusqu'à ce qu'ils l'activent, dans une application qui propose ce réglage), vos propres messages et ceux avec lesquels vous avez interagi.",
+    profile: "Votre profil public",
+    admin: "Administration",
   },
 };

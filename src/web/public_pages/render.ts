@@ -3,7 +3,7 @@
 // content warnings, alt text, URLs) is escaped by the template. Links from remote servers are kept
 // only when they are http(s).
 import { html, raw } from "hono/html";
-import { htmlToPlainText } from "../../domain/text/index.ts";
+import { htmlToPlainText } from "../../domain/text/plain_text.ts";
 import type { AccountEntity } from "../../serializers/account.ts";
 import type { StatusEntity } from "../../serializers/status.ts";
 import type { Language } from "../i18n.ts";
@@ -44,7 +44,6 @@ interface ShownStatus {
 }
 
 export const PAGE_STYLE = html`<style>
-  main { max-width: 40rem; }
   .profile img.avatar { width: 5rem; height: 5rem; border-radius: .6rem; }
   .profile .acct, .status .acct { opacity: .75; }
   .counts { display: flex; gap: 1.25rem; flex-wrap: wrap; }
@@ -164,39 +163,93 @@ ${s.spoiler_text ? html`<details><summary>${s.spoiler_text}</summary>${body}</de
 <footer class="muted">
 <a class="u-url" href="${safeUrl(s.url ?? s.uri)}">${when(s.created_at, lang)}</a>
 ${s.edited_at ? html`<span>${t.edited}</span>` : ""}
-${
-  o.focus
-    ? html`<span>${t.replies}: ${s.replies_count}</span><span>${t.boosts}: ${s.reblogs_count}</span><span>${t.favourites}: ${s.favourites_count}</span>`
-    : ""
-}
+<span>${t.replies}: ${s.replies_count}</span><span>${t.boosts}: ${s.reblogs_count}</span><span>${t.favourites}: ${s.favourites_count}</span>
 </footer>
 </article>`;
 }
 
-/**
- * The OpenGraph summary of a post, for the cards other servers and apps draw of its page: the
- * author, the text, and its first picture (else the author's avatar), as Mastodon's page has it.
- */
-export function openGraph(entity: StatusEntity, siteTitle: string): Html {
-  const s = entity as unknown as ShownStatus;
-  const picture = s.media_attachments.find((m) => m.type === "image");
-  const image = picture ? (picture.url ?? picture.remote_url) : s.account.avatar;
-  return html`<meta property="og:type" content="article">
-<meta property="og:site_name" content="${siteTitle}">
-<meta property="og:title" content="${displayName(s.account)} (@${s.account.acct})">
-<meta property="og:description" content="${s.spoiler_text || htmlToPlainText(s.content)}">
-<meta property="og:url" content="${safeUrl(s.url ?? s.uri)}">
-<meta property="og:published_time" content="${s.created_at}">
-${image ? html`<meta property="og:image" content="${safeUrl(image)}">` : ""}
-<meta name="twitter:card" content="${picture ? "summary_large_image" : "summary"}">`;
+/** The text of a post's or bio's HTML on one line. */
+export function plainText(content: string): string {
+  return htmlToPlainText(content).replace(/\s+/g, " ").trim();
 }
 
-/** The plain text of a post's content, shortened, for the page's title. */
+/** The plain text of a post (its content warning, when it has one), shortened, for the page's title. */
 export function excerpt(entity: StatusEntity, max = 60): string {
   const s = entity as unknown as ShownStatus;
-  const text = (s.spoiler_text || s.content.replace(/<[^>]*>/g, " "))
-    .replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]!)
-    .replace(/\s+/g, " ")
-    .trim();
+  const text = s.spoiler_text.trim() || plainText(s.content);
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** What another site shows of a link to a page (OpenGraph, and Twitter's cards). */
+export interface LinkPreview {
+  title: string;
+  description: string;
+  /** An absolute URL. */
+  image: string | null;
+  url: string;
+  type: "profile" | "article" | "website";
+  /** The image is a post's picture, worth a large card, rather than an avatar. */
+  largeImage?: boolean;
+}
+
+export function linkPreview(p: LinkPreview, siteTitle: string): Html {
+  return html`<meta property="og:site_name" content="${siteTitle}">
+<meta property="og:type" content="${p.type}">
+<meta property="og:title" content="${p.title}">
+<meta property="og:description" content="${p.description}">
+<meta property="og:url" content="${p.url}">
+${p.image ? html`<meta property="og:image" content="${p.image}">` : ""}
+<meta name="description" content="${p.description}">
+<meta name="twitter:card" content="${p.largeImage ? "summary_large_image" : "summary"}">`;
+}
+
+/** `url` when it is an absolute http(s) URL, as previews need. */
+const absoluteUrl = (url: string | null | undefined): string | null => (url && /^https?:\/\//i.test(url) ? url : null);
+
+/** A profile's preview: its name, bio and avatar. */
+export function profilePreview(a: AccountEntity, domain: string): LinkPreview {
+  return {
+    title: `${displayName(a)} (@${a.acct.includes("@") ? a.acct : `${a.acct}@${domain}`})`,
+    description: plainText(a.note),
+    image: absoluteUrl(a.avatar),
+    url: safeUrl(a.url),
+    type: "profile",
+  };
+}
+
+/** A post's preview: its author, its text (or its content warning alone) and its first picture, else the author's avatar. */
+export function statusPreview(entity: StatusEntity, domain: string, lang: Language): LinkPreview {
+  const s = entity as unknown as ShownStatus;
+  // Sensitive media stay out of other sites' cards, as the content behind a warning does.
+  const visual = s.sensitive ? undefined : s.media_attachments.find((m) => ["image", "gifv", "video"].includes(m.type));
+  const picture = absoluteUrl(visual?.type === "image" ? (visual.url ?? visual.preview_url) : visual?.preview_url);
+  const warning = s.spoiler_text.trim();
+  const author = profilePreview(s.account, domain);
+  return {
+    ...author,
+    description: warning ? lang.t.publicPages.contentWarning(warning) : plainText(s.content),
+    image: picture ?? author.image,
+    url: safeUrl(s.url ?? s.uri),
+    type: "article",
+    largeImage: picture !== null,
+  };
+}
+
+/** A page of posts with links to newer and older ones (`?min_id=`, `?max_id=`); pinned posts head the first. */
+export function renderFeed(
+  statuses: StatusEntity[],
+  lang: Language,
+  o: { base: string; first: boolean; prev: string | null; next: string | null; pinned?: StatusEntity[] },
+): Html {
+  const t = lang.t.publicPages;
+  const pinned = o.pinned ?? [];
+  return html`<section class="h-feed">
+${pinned.map((s) => renderStatus(s, lang, { pinned: true }))}
+${statuses.map((s) => renderStatus(s, lang))}
+${pinned.length + statuses.length === 0 ? html`<p class="muted">${t.noPosts}</p>` : ""}
+</section>
+<nav class="pages">
+${!o.first && o.prev ? html`<a rel="prev" href="${o.base}?min_id=${o.prev}">${t.newer}</a>` : html`<span></span>`}
+${o.next ? html`<a rel="next" href="${o.base}?max_id=${o.next}">${t.older}</a>` : ""}
+</nav>`;
 }

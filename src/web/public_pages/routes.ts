@@ -8,7 +8,7 @@ import { isId } from "../../domain/ids.ts";
 import { urls } from "../../domain/urls.ts";
 import { type Ctx, router } from "../../http/hono.ts";
 import type { Runtime } from "../../runtime.ts";
-import { renderAccountView } from "../../serializers/account.ts";
+import { type AccountEntity, renderAccountView } from "../../serializers/account.ts";
 import { renderStatuses, type StatusEntity } from "../../serializers/status.ts";
 import { isLocalDomain, lookupAccount } from "../../services/accounts/accounts.ts";
 import { loadAccountView } from "../../services/accounts/views.ts";
@@ -18,7 +18,18 @@ import { loadStatusViews } from "../../services/statuses/views.ts";
 import { loadStatusRows } from "../../services/visibility/load.ts";
 import { type Language, pickLanguage } from "../i18n.ts";
 import { type Html, page } from "../layout.ts";
-import { excerpt, openGraph, PAGE_STYLE, renderProfile, renderStatus, safeUrl } from "./render.ts";
+import {
+  excerpt,
+  type LinkPreview,
+  linkPreview,
+  PAGE_STYLE,
+  profilePreview,
+  renderFeed,
+  renderProfile,
+  renderStatus,
+  safeUrl,
+  statusPreview,
+} from "./render.ts";
 
 export const publicPages = router();
 
@@ -28,19 +39,33 @@ publicPages.use("/:handle{@[^/]+}/*", async (c, next) => {
   await next();
 });
 
-const PAGE_SIZE = 20;
-const ANONYMOUS = null;
+export const PAGE_SIZE = 20;
+export const ANONYMOUS = null;
 
-const languageOf = (c: Ctx) => pickLanguage(c.req.query("lang"), c.req.header("accept-language"));
+export const languageOf = (c: Ctx) => pickLanguage(c.req.query("lang"), c.req.header("accept-language"));
 
-function head(activityUrl: string, o: { noindex?: boolean; oembed?: string } = {}): Html {
+/** The head of a public page: its style, its ActivityPub representation, and its preview elsewhere. */
+export function head(
+  c: Ctx,
+  o: { activityUrl?: string; noindex?: boolean; preview?: LinkPreview; oembed?: string } = {},
+): Html {
   return html`${PAGE_STYLE}
-<link rel="alternate" type="application/activity+json" href="${activityUrl}">
+${o.activityUrl ? html`<link rel="alternate" type="application/activity+json" href="${o.activityUrl}">` : ""}
 ${o.oembed ? html`<link rel="alternate" type="application/json+oembed" href="${o.oembed}">` : ""}
+${o.preview ? linkPreview(o.preview, c.get("rt").config.site.title) : ""}
 ${o.noindex ? html`<meta name="robots" content="noindex, noarchive">` : ""}`;
 }
 
-function errorPage(c: Ctx, status: 401 | 404 | 410, lang: Language) {
+/** The cursors of a page of posts, from `max_id` and `min_id`. */
+export function pageAsked(c: Ctx) {
+  const cursor = (name: string) => {
+    const v = c.req.query(name);
+    return isId(v) ? v : null;
+  };
+  return { maxId: cursor("max_id"), minId: cursor("min_id"), sinceId: null, limit: PAGE_SIZE };
+}
+
+export function errorPage(c: Ctx, status: 401 | 404 | 410, lang: Language) {
   const t = lang.t.publicPages;
   const [title, text] = {
     401: [t.membersOnlyTitle, t.membersOnly],
@@ -63,7 +88,11 @@ async function localAccount(rt: Runtime, handle: string): Promise<{ id: string }
   }
 }
 
-async function render(rt: Runtime, ids: string[], context: "account" | "thread"): Promise<StatusEntity[]> {
+export async function render(
+  rt: Runtime,
+  ids: string[],
+  context: "account" | "thread" | "public",
+): Promise<StatusEntity[]> {
   return renderStatuses(rt, await loadStatusViews(rt, ANONYMOUS, ids, { context }));
 }
 
@@ -73,33 +102,20 @@ publicPages.get("/:handle{@[^/]+}", async (c) => {
   const found = await localAccount(rt, c.req.param("handle"));
   if (typeof found === "number") return errorPage(c, found, lang);
   const account = renderAccountView(rt, (await loadAccountView(rt, found.id))!);
-  const cursor = (name: string) => {
-    const v = c.req.query(name);
-    return isId(v) ? v : null;
-  };
-  const pageAsked = { maxId: cursor("max_id"), minId: cursor("min_id"), sinceId: null, limit: PAGE_SIZE };
-  const first = !pageAsked.maxId && !pageAsked.minId;
+  const asked = pageAsked(c);
+  const first = !asked.maxId && !asked.minId;
   const filters = { excludeReblogs: false, excludeReplies: true, onlyMedia: false, tagged: null };
-  const result = await accountStatuses(rt, ANONYMOUS, found.id, filters, pageAsked);
+  const result = await accountStatuses(rt, ANONYMOUS, found.id, filters, asked);
   const pinned = first ? await render(rt, await pinnedStatuses(rt, ANONYMOUS, found.id), "account") : [];
   const statuses = await render(rt, result.items, "account");
-  const t = lang.t.publicPages;
-  const base = `/@${account.username}`;
   const body = html`${renderProfile(account, lang)}
-<section class="h-feed">
-${pinned.map((s) => renderStatus(s, lang, { pinned: true }))}
-${statuses.map((s) => renderStatus(s, lang))}
-${pinned.length + statuses.length === 0 ? html`<p class="muted">${t.noPosts}</p>` : ""}
-</section>
-<nav class="pages">
-${!first && result.prev ? html`<a rel="prev" href="${base}?min_id=${result.prev}">${t.newer}</a>` : html`<span></span>`}
-${result.next ? html`<a rel="next" href="${base}?max_id=${result.next}">${t.older}</a>` : ""}
-</nav>`;
+${renderFeed(statuses, lang, { base: `/@${account.username}`, first, prev: result.prev, next: result.next, pinned })}`;
   const title = `${account.display_name.trim() || account.username} (@${account.acct})`;
+  const preview = profilePreview(account, rt.config.localDomain);
   return c.html(
     page(title, body, rt.config.site.title, {
       locale: lang.locale,
-      head: head(account.uri, { noindex: account.noindex === true }),
+      head: head(c, { activityUrl: account.uri, noindex: account.noindex === true, preview }),
     }),
   );
 });
@@ -128,19 +144,22 @@ publicPages.get("/:handle{@[^/]+}/:id", async (c) => {
   const [status] = await render(rt, [row.id], "thread");
   const ancestors = await render(rt, thread.ancestors, "thread");
   const descendants = await render(rt, thread.descendants, "thread");
-  const account = status.account as { display_name: string; username: string; noindex?: boolean };
+  const account = status.account as AccountEntity;
   const body = html`${ancestors.map((s) => renderStatus(s, lang))}
 ${renderStatus(status, lang, { focus: true })}
 ${descendants.map((s) => renderStatus(s, lang))}`;
-  const title = `${account.display_name.trim() || account.username}: “${excerpt(status)}”`;
+  // As Mastodon titles a post: its author, and its text (or content warning) in quotes.
+  const title = `${account.display_name.trim() || account.username}: "${excerpt(status)}"`;
+  const preview = statusPreview(status, rt.config.localDomain, lang);
   return c.html(
     page(title, body, rt.config.site.title, {
       locale: lang.locale,
-      head: html`${head(status.uri as string, {
+      head: head(c, {
+        activityUrl: status.uri as string,
         noindex: account.noindex === true,
+        preview,
         oembed: urls(rt.config).oembedUrl(urls(rt.config).statusUrl(account.username, status.id)),
-      })}
-${openGraph(status, rt.config.site.title)}`,
+      }),
     }),
   );
 });
@@ -162,11 +181,11 @@ publicPages.get("/:handle{@[^/]+}/:id/embed", async (c) => {
   const [status] = await render(rt, [embedded.id], "thread");
   if (!status) return errorPage(c, 404, lang);
   const account = status.account as { display_name: string; username: string; noindex?: boolean };
-  const title = `${account.display_name.trim() || account.username}: “${excerpt(status)}”`;
+  const title = `${account.display_name.trim() || account.username}: "${excerpt(status)}"`;
   return c.html(
     page(title, renderStatus(status, lang, { focus: true }), rt.config.site.title, {
       locale: lang.locale,
-      head: head(status.uri as string, { noindex: account.noindex === true }),
+      head: head(c, { activityUrl: status.uri as string, noindex: account.noindex === true }),
     }),
   );
 });

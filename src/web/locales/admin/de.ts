@@ -47,6 +47,7 @@ export const adminDe: AdminMessages = {
   },
   accounts: {
     title: "Konten",
+    publicProfile: "Öffentliches Profil",
     username: "Benutzername",
     email: "E-Mail-Adresse",
     ip: "IP-Adresse",

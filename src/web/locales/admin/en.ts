@@ -45,6 +45,7 @@ export const adminEn = {
   },
   accounts: {
     title: "Accounts",
+    publicProfile: "Public profile",
     username: "Username",
     email: "Email address",
     ip: "IP address",

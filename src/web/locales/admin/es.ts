@@ -47,6 +47,7 @@ export const adminEs: AdminMessages = {
   },
   accounts: {
     title: "Cuentas",
+    publicProfile: "Perfil público",
     username: "Nombre de usuario",
     email: "Correo electrónico",
     ip: "Dirección IP",

@@ -47,6 +47,7 @@ export const adminFr: AdminMessages = {
   },
   accounts: {
     title: "Comptes",
+    publicProfile: "Profil public",
     username: "Nom d’utilisateur",
     email: "Adresse e-mail",
     ip: "Adresse IP",
