@@ -7,6 +7,7 @@ import { html } from "hono/html";
 import type { PageResult } from "../../db/paginate.ts";
 import { anonymousReadsTimelines } from "../../domain/anonymous_access.ts";
 import { ApiError } from "../../domain/errors.ts";
+import { normalizeHashtag } from "../../domain/text/index.ts";
 import { type Ctx, router } from "../../http/hono.ts";
 import { publicTimeline, tagTimeline } from "../../services/feeds/timelines.ts";
 import { page } from "../layout.ts";
@@ -56,6 +57,7 @@ publicFeeds.get("/tags/:name", (c) => {
   // none is not found.
   const name = c.req.param("name").replace(/^#/, "");
   const lang = languageOf(c);
+  if (!normalizeHashtag(name)) return errorPage(c, 404, lang);
   return feedPage(c, {
     title: `#${name}`,
     lead: lang.t.publicPages.tagged(name),
