@@ -7,6 +7,7 @@ import { adminPages } from "../web/admin/pages.ts";
 import { confirmationPages } from "../web/confirmation.ts";
 import { oauthPages } from "../web/oauth.ts";
 import { publicPages } from "../web/public_pages/routes.ts";
+import { health } from "./health.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
 import { accounts } from "./v1/accounts.ts";
@@ -123,4 +124,5 @@ export const routers: Hono<AppEnv>[] = [
   trends,
   streamingApi,
   publicPages,
+  health,
 ];
