@@ -3,6 +3,7 @@ import { migrate } from "../db/index.ts";
 import { runServer } from "../server.ts";
 import { accountsCommand } from "./accounts.ts";
 import { announcementsCommand } from "./announcements.ts";
+import { backupCommand, restoreCommand } from "./backup.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 import { emojiCommand } from "./emoji.ts";
 import { feedsCommand } from "./feeds.ts";
@@ -53,6 +54,8 @@ const list: Command[] = [
   emojiCommand,
   announcementsCommand,
   trendsCommand,
+  backupCommand,
+  restoreCommand,
 ];
 
 export const commands = new Map(list.map((c) => [c.name, c]));

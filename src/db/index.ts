@@ -51,11 +51,12 @@ export function applicationName(schema?: string): string {
   return schema ? `rookery ${schema}` : "rookery";
 }
 
-function dialectOf(url: string): Dialect {
+export function dialectOf(url: string): Dialect {
   return /^postgres(ql)?:\/\//.test(url) ? "postgres" : "sqlite";
 }
 
-function sqlitePath(url: string): string {
+/** The file a SQLite DATABASE_URL names (or `:memory:`). */
+export function sqlitePath(url: string): string {
   if (url === ":memory:" || url === "sqlite::memory:") return ":memory:";
   return url.replace(/^(sqlite|file):(\/\/)?/, "");
 }
