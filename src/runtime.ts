@@ -5,6 +5,7 @@ import { type Config, ensureSecret } from "./config.ts";
 import { type Db, type Dialect, migrate, type OpenOptions, openDatabase } from "./db/index.ts";
 import { remoteResolver } from "./federation/load.ts";
 import { Queue } from "./jobs/queue.ts";
+import type { Metrics } from "./metrics/metrics.ts";
 import { type CounterStore, databaseCounters, redisCounters } from "./services/counter_stores.ts";
 import type { RemoteResolver } from "./services/federation/resolver.ts";
 import { loadServerSettings } from "./services/instance/settings.ts";
@@ -20,6 +21,8 @@ export interface Runtime {
   counters: CounterStore;
   /** Finding what other servers have: federation's, for the services, which do not import it. */
   remote: RemoteResolver;
+  /** This thread's Prometheus metrics, when METRICS_PORT is set. */
+  metrics: Metrics | null;
   close(): Promise<void>;
 }
 
@@ -74,13 +77,21 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     queue,
     counters,
     remote: remoteResolver,
+    metrics: null,
     async close() {
+      rt.metrics?.close();
       await queue.stop();
       await bus.close();
       await counters.close();
       await connection.close();
     },
   };
+  if (withSecret.metrics) {
+    // Loaded only when asked for: prom-client stays out of a server without metrics.
+    const { createMetrics } = await import("./metrics/metrics.ts");
+    rt.metrics = createMetrics(rt, connection.usage);
+    queue.onFailure = rt.metrics.jobFailed;
+  }
   if (options.serverSettings !== false) {
     try {
       await loadServerSettings(rt);

@@ -7,7 +7,7 @@ import { FileMigrationProvider, type Migration, type MigrationProvider, Migrator
 import { logger } from "../log.ts";
 import type { Database } from "./schema.ts";
 import { NodeSqliteDatabase } from "./sqlite.ts";
-import { newWriteLock, withWriteLock } from "./sqlite_writes.ts";
+import { newWriteLock, withWriteLock, writersWaiting } from "./sqlite_writes.ts";
 
 export type Db = Kysely<Database>;
 export type Dialect = "sqlite" | "postgres";
@@ -15,7 +15,20 @@ export type Dialect = "sqlite" | "postgres";
 export interface Connection {
   db: Db;
   dialect: Dialect;
+  /** How the connections are used now (for the metrics). */
+  usage(): PoolUsage;
   close(): Promise<void>;
+}
+
+/**
+ * PostgreSQL: the pool's connections, those idle, and the requests waiting for one. SQLite: its one
+ * connection (whose idleness is not tracked), and the writers of the process waiting for the write
+ * lock (sqlite_writes.ts).
+ */
+export interface PoolUsage {
+  total: number;
+  idle: number | null;
+  waiting: number;
 }
 
 export interface OpenOptions {
@@ -81,7 +94,8 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     // as requests need them, so the pool reconnects by itself once the database is back.
     pool.on("error", (error) => log.warn("PostgreSQL connection lost: {error}", { error: String(error) }));
     const db = new Kysely<Database>({ dialect: new RookeryPostgresDialect({ pool }) });
-    return { db, dialect: "postgres", close: () => db.destroy() };
+    const usage = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db, dialect: "postgres", usage, close: () => db.destroy() };
   }
   const writeLock = options.sqliteWriteLock ?? newWriteLock();
   const database = new NodeSqliteDatabase(sqlitePath(url), {
@@ -90,7 +104,8 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     ...options.sqliteMemory,
   });
   const db = new Kysely<Database>({ dialect: new LockingSqliteDialect(database, writeLock) });
-  return { db, dialect: "sqlite", close: () => db.destroy() };
+  const usage = () => ({ total: 1, idle: null, waiting: writersWaiting(writeLock) });
+  return { db, dialect: "sqlite", usage, close: () => db.destroy() };
 }
 
 const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
