@@ -24,7 +24,6 @@ import {
   DURATION,
   freePort,
   type Load,
-  load,
   log,
   percentile,
   postgresDatabase,

@@ -5,6 +5,7 @@ import { accountsCommand } from "./accounts.ts";
 import { announcementsCommand } from "./announcements.ts";
 import { backupCommand, restoreCommand } from "./backup.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
+import { doctorCommand } from "./doctor.ts";
 import { emojiCommand } from "./emoji.ts";
 import { feedsCommand } from "./feeds.ts";
 import { mediaCommand } from "./media.ts";
@@ -56,6 +57,7 @@ const list: Command[] = [
   trendsCommand,
   backupCommand,
   restoreCommand,
+  doctorCommand,
 ];
 
 export const commands = new Map(list.map((c) => [c.name, c]));

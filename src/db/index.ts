@@ -2,7 +2,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Kysely, SqliteDialect } from "kysely";
+import { Kysely, SqliteDialect, sql } from "kysely";
 import { FileMigrationProvider, type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import { logger } from "../log.ts";
 import type { Database } from "./schema.ts";
@@ -109,6 +109,20 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
 }
 
 const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+
+/** The migrations not yet applied to `db`: all of them on a database that has none. */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const all = Object.keys(await new FileMigrationProvider({ fs, path, migrationFolder }).getMigrations());
+  let applied: Set<string>;
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    applied = new Set(rows.map((row) => row.name));
+  } catch (error) {
+    if (!/no such table|does not exist/.test(String(error))) throw error;
+    applied = new Set();
+  }
+  return all.filter((name) => !applied.has(name));
+}
 
 /** How often a migration that takes long says it is still at work. */
 const MIGRATION_HEARTBEAT_MS = 10_000;
