@@ -39,6 +39,7 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
   const metrics = rt.metrics;
+  if (rt.tracing) app.use(rt.tracing.requests);
   app.use(async (c, next) => {
     const started = performance.now();
     const requestId = c.req.header("x-request-id")?.slice(0, 64) || randomUUID();

@@ -52,6 +52,14 @@ export interface Config {
   allowPrivateAddresses: boolean;
   /** Prometheus metrics on a listener of their own (METRICS_PORT), or null: off. */
   metrics: MetricsConfig | null;
+  /** OpenTelemetry traces sent to a collector (OTEL_EXPORTER_OTLP_ENDPOINT), or null: off. */
+  tracing: TracingConfig | null;
+}
+
+export interface TracingConfig {
+  /** Where spans are posted (OTLP/HTTP): the endpoint with `/v1/traces`. */
+  tracesUrl: string;
+  serviceName: string;
 }
 
 export interface MetricsConfig {
@@ -252,6 +260,12 @@ const schema = {
   METRICS_PORT: int(0, 65535).optional(),
   METRICS_BIND: z.string().min(1).default("127.0.0.1"),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .regex(/^https?:\/\//, "must be an http:// or https:// URL")
+    .pipe(z.url({ error: "must be a URL" }))
+    .optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default("rookery"),
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -378,6 +392,13 @@ export function loadConfig(env: Env = process.env): Config {
       metricsPort === undefined
         ? null
         : { port: metricsPort, bind: metricsBind, token: (v.METRICS_TOKEN as string | undefined) ?? null },
+    // As OpenTelemetry's own SDKs read it: the signal's path is added to the base endpoint.
+    tracing: v.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? {
+          tracesUrl: `${(v.OTEL_EXPORTER_OTLP_ENDPOINT as string).replace(/\/+$/, "")}/v1/traces`,
+          serviceName: v.OTEL_SERVICE_NAME as string,
+        }
+      : null,
   };
 }
 

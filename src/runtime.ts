@@ -10,6 +10,7 @@ import { type CounterStore, databaseCounters, redisCounters } from "./services/c
 import type { RemoteResolver } from "./services/federation/resolver.ts";
 import { loadServerSettings } from "./services/instance/settings.ts";
 import { type Bus, memoryBus, redisBus } from "./streaming/bus.ts";
+import type { Tracing } from "./tracing/tracing.ts";
 
 export interface Runtime {
   config: Config;
@@ -23,6 +24,8 @@ export interface Runtime {
   remote: RemoteResolver;
   /** This thread's Prometheus metrics, when METRICS_PORT is set. */
   metrics: Metrics | null;
+  /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  tracing: Tracing | null;
   close(): Promise<void>;
 }
 
@@ -78,9 +81,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     counters,
     remote: remoteResolver,
     metrics: null,
+    tracing: null,
     async close() {
       rt.metrics?.close();
       await queue.stop();
+      await rt.tracing?.shutdown();
       await bus.close();
       await counters.close();
       await connection.close();
@@ -91,6 +96,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const { createMetrics } = await import("./metrics/metrics.ts");
     rt.metrics = createMetrics(rt, connection.usage);
     queue.onFailure = rt.metrics.jobFailed;
+  }
+  if (withSecret.tracing) {
+    // Likewise: OpenTelemetry is loaded only when a collector is named.
+    const { startTracing } = await import("./tracing/tracing.ts");
+    rt.tracing = startTracing(withSecret.tracing);
   }
   if (options.serverSettings !== false) {
     try {

@@ -7,10 +7,10 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
 import { isMainThread, threadId } from "node:worker_threads";
 import type { Context } from "hono";
-import { routePath } from "hono/route";
 import { sql } from "kysely";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import type { PoolUsage } from "../db/index.ts";
+import { routeOf } from "../http/route.ts";
 import type { Runtime } from "../runtime.ts";
 import { computedCacheStats } from "../services/cache.ts";
 import { viewCacheStats } from "../services/view_caches.ts";
@@ -38,28 +38,7 @@ const TOP_HOSTS = 20;
 const MAX_HOSTS = 10_000;
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-
-/**
- * Requests Fedify answers have no Hono route (its middleware serves them): their patterns are
- * Fedify's. Whatever else no route matched (static files, 404s) is one series, "other".
- */
-const FEDERATION_ROUTES: [RegExp, string][] = [
-  [/^\/inbox\/?$/, "/inbox"],
-  [/^\/users\/[^/]+\/inbox\/?$/, "/users/:identifier/inbox"],
-  [/^\/users\/[^/]+\/?$/, "/users/:identifier"],
-  [/^\/users\/[^/]+\/statuses\/[^/]+\/?$/, "/users/:username/statuses/:id"],
-  [/^\/users\/[^/]+\/(?:outbox|followers|following|collections\/\w+)\/?$/, "/users/:identifier/collections"],
-  [/^\/\.well-known\/webfinger$/, "/.well-known/webfinger"],
-];
 const INBOXES = new Set(["/inbox", "/users/:identifier/inbox"]);
-
-function routeOf(c: Context): string {
-  const route = routePath(c);
-  if (!route.includes("*")) return route;
-  const path = c.req.path;
-  for (const [pattern, name] of FEDERATION_ROUTES) if (pattern.test(path)) return name;
-  return "other";
-}
 
 /** What became of an activity posted to an inbox, from Fedify's answer. */
 function inboxOutcome(status: number): string {
