@@ -4,7 +4,7 @@
 // the media and the key.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -74,10 +74,13 @@ test("backup under write load, restore into a fresh DATA_DIR, and a server on it
   if (dialectUnderTest === "sqlite") {
     assert.match(taken.stdout, /^Database: copied \(\d+ pages\)\.\nMedia: copied\.\nSecret key: copied\.\n/);
     assert.match(manifest.migration, /^\d{4}_\w+$/);
+    // One self-contained database file: no log files beside it.
+    assert.deepEqual(readdirSync(dir).sort(), ["media", "rookery-backup.json", "rookery.sqlite", "secret_key_base"]);
   } else {
     assert.match(taken.stdout, /^Database: PostgreSQL is not copied here\. Dump it with pg_dump/);
     assert.match(taken.stdout, /pg_dump --format=custom/);
     assert.equal(manifest.migration, null);
+    assert.deepEqual(readdirSync(dir).sort(), ["media", "rookery-backup.json", "secret_key_base"]);
   }
   assert.deepEqual(
     readFileSync(join(dir, "secret_key_base")),

@@ -58,7 +58,7 @@ export async function takeBackup(config: Config, dir: string): Promise<Outcome> 
     } finally {
       source.close();
     }
-    migration = lastMigration(join(dir, DATABASE));
+    migration = settleCopy(join(dir, DATABASE));
   } else {
     notes.push(
       "Database: PostgreSQL is not copied here. Dump it with pg_dump, e.g.",
@@ -96,9 +96,14 @@ export async function takeBackup(config: Config, dir: string): Promise<Outcome> 
   return { manifest, notes };
 }
 
-function lastMigration(file: string): string | null {
-  const db = new DatabaseSync(file, { readOnly: true });
+/**
+ * Makes the copy one self-contained file (it is a WAL database like its source, which would leave
+ * log files beside it when opened), and reads its last migration.
+ */
+function settleCopy(file: string): string | null {
+  const db = new DatabaseSync(file);
   try {
+    db.exec("PRAGMA journal_mode = DELETE");
     const row = db.prepare("select max(name) as name from kysely_migration").get() as { name: string | null };
     return row.name;
   } finally {
