@@ -3,11 +3,13 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { request } from "node:http";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ConfigError, loadConfig } from "../src/config.ts";
+import { deliver } from "../src/federation/delivery.ts";
 import { type Running, start } from "../src/server.ts";
 import { createLocalUser } from "../src/services/accounts/accounts.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
@@ -36,6 +38,7 @@ before(async () => {
     LOG_LEVEL: "silent",
     METRICS_PORT: "0",
     METRICS_TOKEN,
+    ALLOW_PRIVATE_ADDRESSES: "true",
   });
   running = await start(config, { web: true, worker: true }, { schema, poolSize: 4 });
   const app = await createApplication(running.rt, {
@@ -204,6 +207,42 @@ test("a streaming connection open on either thread is counted", async () => {
     stream.abort();
   }
   await until((s) => sampleValue(s, "rookery_streaming_connections") === 0);
+});
+
+test("deliveries are counted by remote server and outcome", async () => {
+  let answer = 202;
+  const inboxServer = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(answer).end());
+  });
+  await new Promise<void>((resolve) => inboxServer.listen(0, "127.0.0.1", resolve));
+  const host = `127.0.0.1:${(inboxServer.address() as AddressInfo).port}`;
+  const account = await running.rt.db
+    .selectFrom("accounts")
+    .select("id")
+    .where("username", "=", "measured")
+    .executeTakeFirstOrThrow();
+  const job = {
+    inbox: `http://${host}/inbox`,
+    owner: account.id,
+    keyId: "https://metrics.test/users/measured#main-key",
+    body: "{}",
+  };
+  try {
+    await deliver(running.rt, job);
+    await deliver(running.rt, job);
+    answer = 503;
+    await assert.rejects(deliver(running.rt, job));
+    answer = 410;
+    await deliver(running.rt, job);
+  } finally {
+    inboxServer.close();
+    inboxServer.closeAllConnections();
+  }
+  const samples = await metrics();
+  assert.equal(sampleValue(samples, "rookery_deliveries_total", { host, outcome: "delivered" }), 2);
+  assert.equal(sampleValue(samples, "rookery_deliveries_total", { host, outcome: "failed" }), 1);
+  assert.equal(sampleValue(samples, "rookery_deliveries_total", { host, outcome: "refused" }), 1);
 });
 
 test("the listener wants its token, and serves /metrics only", async () => {
