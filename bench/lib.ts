@@ -89,6 +89,36 @@ export async function load(
   };
 }
 
+/**
+ * The home timeline on two servers in turns, a slice of the duration at a time, so that the
+ * machine's changing speed weighs on both alike; the slices' figures are averaged.
+ */
+export async function alternate(
+  urls: [string, string],
+  headers: Record<string, string>,
+  { duration = DURATION, warmUp = true } = {},
+): Promise<[Load, Load]> {
+  const slices = 4;
+  const runs: [Load[], Load[]] = [[], []];
+  for (let i = 0; i < slices; i++) {
+    // Each goes first in every other turn: what the machine carries over from one slice to the next
+    // then weighs on both alike.
+    for (const side of i % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
+      runs[side].push(await load(urls[side], headers, { warmUp: warmUp && i === 0, duration: duration / slices }));
+    }
+    log(`turn ${i + 1}: ${runs[0][i].rps} / ${runs[1][i].rps} requests/s`);
+  }
+  const mean = (loads: Load[], pick: (l: Load) => number) =>
+    Math.round((loads.reduce((sum, l) => sum + pick(l), 0) / loads.length) * 10) / 10;
+  const combine = (loads: Load[]): Load => ({
+    rps: Math.round(mean(loads, (l) => l.rps)),
+    p50: mean(loads, (l) => l.p50),
+    p99: mean(loads, (l) => l.p99),
+    errors: loads.reduce((sum, l) => sum + l.errors, 0),
+  });
+  return [combine(runs[0]), combine(runs[1])];
+}
+
 export async function baseline(): Promise<Load> {
   const port = await freePort();
   const child = fork(join(import.meta.dirname, "hello.ts"), { env: { ...process.env, PORT: String(port) } });

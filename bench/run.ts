@@ -18,12 +18,12 @@ import { loadConfig } from "../src/config.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
 import {
+  alternate,
   baseline,
   CONNECTIONS,
   DURATION,
   freePort,
   type Load,
-  load,
   log,
   percentile,
   postgresDatabase,
@@ -56,30 +56,6 @@ const ONLY = process.env.BENCH_ONLY;
 
 /** Mastodon's limits would refuse the load within a second; raised, every request is still counted. */
 const RAISED_RATE_LIMITS = { RATE_LIMIT_PER_TOKEN: "1000000000", RATE_LIMIT_PER_ACCOUNT: "1000000000" };
-
-/**
- * The home timeline on two servers in turns, a slice of the duration at a time, so that the
- * machine's changing speed weighs on both alike; the slices' figures are averaged.
- */
-async function alternate(urls: [string, string], headers: Record<string, string>): Promise<[Load, Load]> {
-  const slices = 4;
-  const runs: [Load[], Load[]] = [[], []];
-  for (let i = 0; i < slices; i++) {
-    for (const side of [0, 1] as const) {
-      runs[side].push(await load(urls[side], headers, { warmUp: i === 0, duration: DURATION / slices }));
-    }
-    log(`turn ${i + 1}: ${runs[0][i].rps} / ${runs[1][i].rps} requests/s`);
-  }
-  const mean = (loads: Load[], pick: (l: Load) => number) =>
-    Math.round((loads.reduce((sum, l) => sum + pick(l), 0) / loads.length) * 10) / 10;
-  const combine = (loads: Load[]): Load => ({
-    rps: Math.round(mean(loads, (l) => l.rps)),
-    p50: mean(loads, (l) => l.p50),
-    p99: mean(loads, (l) => l.p99),
-    errors: loads.reduce((sum, l) => sum + l.errors, 0),
-  });
-  return [combine(runs[0]), combine(runs[1])];
-}
 
 interface Result {
   dialect: string;

@@ -40,6 +40,8 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   // every path answers with and without one, the same way, without a redirect.
   const app = new Hono<AppEnv>({ strict: false });
 
+  const metrics = rt.metrics;
+  if (rt.tracing) app.use(rt.tracing.requests);
   app.use(async (c, next) => {
     const started = performance.now();
     const requestId = c.req.header("x-request-id")?.slice(0, 64) || randomUUID();
@@ -48,11 +50,13 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
     c.header("X-Request-Id", requestId);
     await next();
     releaseBody(c);
+    const ms = performance.now() - started;
+    metrics?.request(c, ms / 1000);
     log.info("{method} {path} {status} {ms}ms", {
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
+      ms: Math.round(ms * 10) / 10,
       requestId,
     });
   });

@@ -50,6 +50,23 @@ export interface Config {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Whether outgoing requests may use plain http and reach private, loopback and link-local addresses. */
   allowPrivateAddresses: boolean;
+  /** Prometheus metrics on a listener of their own (METRICS_PORT), or null: off. */
+  metrics: MetricsConfig | null;
+  /** OpenTelemetry traces sent to a collector (OTEL_EXPORTER_OTLP_ENDPOINT), or null: off. */
+  tracing: TracingConfig | null;
+}
+
+export interface TracingConfig {
+  /** Where spans are posted (OTLP/HTTP): the endpoint with `/v1/traces`. */
+  tracesUrl: string;
+  serviceName: string;
+}
+
+export interface MetricsConfig {
+  port: number;
+  bind: string;
+  /** A bearer token scrapers must send, when set. */
+  token: string | null;
 }
 
 /** What Rookery's process may hold: see src/memory.ts for how the budget is shared. */
@@ -240,6 +257,15 @@ const schema = {
   MEDIA_TRANSCODES: int(1, 16).default(1),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   ALLOW_PRIVATE_ADDRESSES: bool.default(false),
+  METRICS_PORT: int(0, 65535).optional(),
+  METRICS_BIND: z.string().min(1).default("127.0.0.1"),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .regex(/^https?:\/\//, "must be an http:// or https:// URL")
+    .pipe(z.url({ error: "must be a URL" }))
+    .optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default("rookery"),
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -270,6 +296,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError("MIN_POLL_EXPIRATION must not be larger than MAX_POLL_EXPIRATION");
   }
   if (v.SMTP_URL && !v.SMTP_FROM) throw new ConfigError("SMTP_FROM is required when SMTP_URL is set");
+  const metricsPort = v.METRICS_PORT as number | undefined;
+  const metricsBind = v.METRICS_BIND as string;
+  if (metricsPort !== undefined && !v.METRICS_TOKEN && !isLoopbackHost(metricsBind) && metricsBind !== "::1") {
+    throw new ConfigError("METRICS_BIND other than this machine (127.0.0.1, ::1) needs METRICS_TOKEN");
+  }
   if (v.S3_ENABLED && !(v.S3_BUCKET && v.AWS_ACCESS_KEY_ID && v.AWS_SECRET_ACCESS_KEY)) {
     throw new ConfigError("S3_ENABLED needs S3_BUCKET, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
   }
@@ -357,6 +388,17 @@ export function loadConfig(env: Env = process.env): Config {
     },
     logLevel: v.LOG_LEVEL as Config["logLevel"],
     allowPrivateAddresses: v.ALLOW_PRIVATE_ADDRESSES as boolean,
+    metrics:
+      metricsPort === undefined
+        ? null
+        : { port: metricsPort, bind: metricsBind, token: (v.METRICS_TOKEN as string | undefined) ?? null },
+    // As OpenTelemetry's own SDKs read it: the signal's path is added to the base endpoint.
+    tracing: v.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? {
+          tracesUrl: `${(v.OTEL_EXPORTER_OTLP_ENDPOINT as string).replace(/\/+$/, "")}/v1/traces`,
+          serviceName: v.OTEL_SERVICE_NAME as string,
+        }
+      : null,
   };
 }
 

@@ -5,10 +5,12 @@ import { type Config, ensureSecret } from "./config.ts";
 import { type Db, type Dialect, migrate, type OpenOptions, openDatabase } from "./db/index.ts";
 import { remoteResolver } from "./federation/load.ts";
 import { Queue } from "./jobs/queue.ts";
+import type { Metrics } from "./metrics/metrics.ts";
 import { type CounterStore, databaseCounters, redisCounters } from "./services/counter_stores.ts";
 import type { RemoteResolver } from "./services/federation/resolver.ts";
 import { loadServerSettings } from "./services/instance/settings.ts";
 import { type Bus, memoryBus, redisBus } from "./streaming/bus.ts";
+import type { Tracing } from "./tracing/tracing.ts";
 
 export interface Runtime {
   config: Config;
@@ -20,6 +22,10 @@ export interface Runtime {
   counters: CounterStore;
   /** Finding what other servers have: federation's, for the services, which do not import it. */
   remote: RemoteResolver;
+  /** This thread's Prometheus metrics, when METRICS_PORT is set. */
+  metrics: Metrics | null;
+  /** OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  tracing: Tracing | null;
   close(): Promise<void>;
 }
 
@@ -74,13 +80,28 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     queue,
     counters,
     remote: remoteResolver,
+    metrics: null,
+    tracing: null,
     async close() {
+      rt.metrics?.close();
       await queue.stop();
+      await rt.tracing?.shutdown();
       await bus.close();
       await counters.close();
       await connection.close();
     },
   };
+  if (withSecret.metrics) {
+    // Loaded only when asked for: prom-client stays out of a server without metrics.
+    const { createMetrics } = await import("./metrics/metrics.ts");
+    rt.metrics = createMetrics(rt, connection.usage);
+    queue.onFailure = rt.metrics.jobFailed;
+  }
+  if (withSecret.tracing) {
+    // Likewise: OpenTelemetry is loaded only when a collector is named.
+    const { startTracing } = await import("./tracing/tracing.ts");
+    rt.tracing = startTracing(withSecret.tracing);
+  }
   if (options.serverSettings !== false) {
     try {
       await loadServerSettings(rt);

@@ -21,6 +21,8 @@ export interface Running {
   port: number;
   /** The web threads beside the main one (none with WEB_THREADS=1). */
   threads: WebThreads | null;
+  /** The port of the metrics listener, when METRICS_PORT is set. */
+  metricsPort: number | null;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,13 @@ export async function start(config: Config, roles: Roles, given: RuntimeOptions 
     const shared = { ...options, queueHolder: rt.queue.holder };
     threads = await startWebThreads(rt.config, shared, http.port, rt.config.webThreads - 1, roles.worker);
   }
+  // Loaded only when asked for, as the metrics themselves are (runtime.ts).
+  const metrics =
+    rt.metrics && rt.config.metrics
+      ? await (await import("./metrics/listener.ts")).listenMetrics(rt.config.metrics, rt.metrics, async () =>
+          threads ? threads.metrics() : [],
+        )
+      : null;
   // The one process of an embedded server hears the operator commands run beside it.
   const stopRelay =
     roles.web && roles.worker && !rt.config.redisUrl ? await listenRelay(rt.bus, rt.config.dataDir) : null;
@@ -52,8 +61,14 @@ export async function start(config: Config, roles: Roles, given: RuntimeOptions 
     rt,
     port: http?.port ?? 0,
     threads,
+    metricsPort: metrics?.port ?? null,
     async stop() {
-      await Promise.all([http && closeHttp(http.server), threads?.stop(), stopRelay?.()]);
+      await Promise.all([
+        http && closeHttp(http.server),
+        threads?.stop(),
+        stopRelay?.(),
+        metrics && closeHttp(metrics.server),
+      ]);
       await rt.close();
     },
   };
@@ -82,6 +97,9 @@ export async function runServer(roles: Roles): Promise<void> {
     ffmpeg: describeFfmpeg(config),
   });
   if (roles.web) console.log(`Rookery is listening on http://${config.bind}:${running.port} (${config.origin})`);
+  if (running.metricsPort !== null) {
+    log.info("Metrics on http://{bind}:{port}/metrics", { bind: config.metrics?.bind, port: running.metricsPort });
+  }
 
   // Until a signal: a worker alone has nothing else holding the event loop open on SQLite (its
   // timers are unref'd, and it listens on no socket), and ended as soon as it found no work.

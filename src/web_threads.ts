@@ -6,7 +6,7 @@
 // threads' work from queueing behind that one. The main thread alone runs migrations, the jobs'
 // housekeeping and SQLite checkpoints; cache invalidations and job wake-ups reach every thread on
 // the bus.
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { isMainThread, MessageChannel, type MessagePort, parentPort, Worker, workerData } from "node:worker_threads";
 import type { Config } from "./config.ts";
 import { releaseWritesOf } from "./db/sqlite_writes.ts";
 import { closeHttp, listenHttp } from "./http_server.ts";
@@ -32,8 +32,13 @@ interface ThreadData {
 export interface WebThreads {
   /** The threads answering now, replacements included (not those still starting). */
   readonly threads: ReadonlySet<Worker>;
+  /** Each thread's metrics (METRICS_PORT), as its registry gives them; a thread that does not answer soon is left out. */
+  metrics(): Promise<object[]>;
   stop(): Promise<void>;
 }
+
+/** How long a scrape waits for a busy thread's metrics. */
+const METRICS_WAIT_MS = 2000;
 
 /** A thread that dies sooner than this after starting counts towards a crash loop. */
 const QUICK_DEATH_MS = 10_000;
@@ -109,6 +114,23 @@ export async function startWebThreads(
   await Promise.all(Array.from({ length: count }, () => spawn(true)));
   return {
     threads,
+    metrics: () =>
+      Promise.all(
+        [...threads].map(
+          (thread) =>
+            new Promise<object>((resolve) => {
+              const { port1, port2 } = new MessageChannel();
+              const done = (metrics: object) => {
+                clearTimeout(timer);
+                port1.close();
+                resolve(metrics);
+              };
+              const timer = setTimeout(() => done([]), METRICS_WAIT_MS);
+              port1.once("message", done);
+              thread.postMessage({ metrics: port2 }, [port2]);
+            }),
+        ),
+      ),
     async stop() {
       stopping = true;
       for (const timer of timers) clearTimeout(timer);
@@ -139,7 +161,12 @@ async function runWebThread({ config, options, port, imageSlots, jobs }: ThreadD
   releaseStartupMemory();
   const { server } = await listenHttp(rt, port, true);
   if (jobs) await rt.queue.start(dispatcher(rt));
-  parentPort!.once("message", async () => {
+  parentPort!.on("message", async (message: "stop" | { metrics: MessagePort }) => {
+    if (message !== "stop") {
+      message.metrics.postMessage(rt.metrics ? await rt.metrics.registry.getMetricsAsJSON() : []);
+      message.metrics.close();
+      return;
+    }
     await closeHttp(server);
     await rt.close();
     // Ends this thread only.

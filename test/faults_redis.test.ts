@@ -2,55 +2,15 @@
 // without waiting for it, and the connections come back by themselves once it returns. Redis is
 // reached through a proxy that the test cuts and restores.
 import assert from "node:assert/strict";
-import { connect, createServer, type Server, type Socket } from "node:net";
 import { after, before, test } from "node:test";
 import { Redis } from "ioredis";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
+import { tcpProxy } from "./tcp_proxy.ts";
 
 const REDIS = { host: "127.0.0.1", port: 6379 };
 
-/** A TCP proxy to Redis that can be cut (every connection dropped) and restored on the same port. */
-function redisProxy() {
-  const sockets = new Set<Socket>();
-  let server: Server | null = null;
-  let port = 0;
-  const listen = () =>
-    new Promise<void>((resolve, reject) => {
-      server = createServer((client) => {
-        const upstream = connect(REDIS);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on("close", () => sockets.delete(s));
-          s.on("error", () => {
-            client.destroy();
-            upstream.destroy();
-          });
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.once("error", reject);
-      server.listen(port, "127.0.0.1", () => {
-        port = (server!.address() as { port: number }).port;
-        resolve();
-      });
-    });
-  return {
-    listen,
-    get listening() {
-      return server?.listening ?? false;
-    },
-    get url() {
-      return `redis://127.0.0.1:${port}`;
-    },
-    async cut() {
-      const closed = new Promise((r) => server!.close(r));
-      for (const s of sockets) s.destroy();
-      await closed;
-    },
-  };
-}
-
-const proxy = redisProxy();
+const proxy = tcpProxy(REDIS);
+const redisUrl = () => `redis://127.0.0.1:${proxy.port}`;
 let server: TestServer;
 let user: TestUser;
 let redis: Redis;
@@ -58,7 +18,7 @@ let namespace: string;
 
 before(async () => {
   await proxy.listen();
-  server = await startServer({ env: { REDIS_URL: proxy.url } });
+  server = await startServer({ env: { REDIS_URL: redisUrl() } });
   user = await server.user("reader");
   redis = new Redis(REDIS);
   namespace = `rookery:${server.rt.config.localDomain}`;

@@ -9,6 +9,7 @@ import { homePage } from "../web/home.ts";
 import { oauthPages } from "../web/oauth.ts";
 import { publicFeeds } from "../web/public_pages/feeds.ts";
 import { publicPages } from "../web/public_pages/routes.ts";
+import { health } from "./health.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { oembedApi } from "./oembed.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
@@ -129,4 +130,5 @@ export const routers: Hono<AppEnv>[] = [
   oembedApi,
   publicFeeds,
   homePage,
+  health,
 ];

@@ -3,7 +3,9 @@ import { migrate } from "../db/index.ts";
 import { runServer } from "../server.ts";
 import { accountsCommand } from "./accounts.ts";
 import { announcementsCommand } from "./announcements.ts";
+import { backupCommand, restoreCommand } from "./backup.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
+import { doctorCommand } from "./doctor.ts";
 import { emojiCommand } from "./emoji.ts";
 import { feedsCommand } from "./feeds.ts";
 import { mediaCommand } from "./media.ts";
@@ -53,6 +55,9 @@ const list: Command[] = [
   emojiCommand,
   announcementsCommand,
   trendsCommand,
+  backupCommand,
+  restoreCommand,
+  doctorCommand,
 ];
 
 export const commands = new Map(list.map((c) => [c.name, c]));

@@ -2,12 +2,12 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Kysely, SqliteDialect } from "kysely";
+import { Kysely, SqliteDialect, sql } from "kysely";
 import { FileMigrationProvider, type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import { logger } from "../log.ts";
 import type { Database } from "./schema.ts";
 import { NodeSqliteDatabase } from "./sqlite.ts";
-import { newWriteLock, withWriteLock } from "./sqlite_writes.ts";
+import { newWriteLock, withWriteLock, writersWaiting } from "./sqlite_writes.ts";
 
 export type Db = Kysely<Database>;
 export type Dialect = "sqlite" | "postgres";
@@ -15,7 +15,20 @@ export type Dialect = "sqlite" | "postgres";
 export interface Connection {
   db: Db;
   dialect: Dialect;
+  /** How the connections are used now (for the metrics). */
+  usage(): PoolUsage;
   close(): Promise<void>;
+}
+
+/**
+ * PostgreSQL: the pool's connections, those idle, and the requests waiting for one. SQLite: its one
+ * connection (whose idleness is not tracked), and the writers of the process waiting for the write
+ * lock (sqlite_writes.ts).
+ */
+export interface PoolUsage {
+  total: number;
+  idle: number | null;
+  waiting: number;
 }
 
 export interface OpenOptions {
@@ -51,11 +64,12 @@ export function applicationName(schema?: string): string {
   return schema ? `rookery ${schema}` : "rookery";
 }
 
-function dialectOf(url: string): Dialect {
+export function dialectOf(url: string): Dialect {
   return /^postgres(ql)?:\/\//.test(url) ? "postgres" : "sqlite";
 }
 
-function sqlitePath(url: string): string {
+/** The file a SQLite DATABASE_URL names (or `:memory:`). */
+export function sqlitePath(url: string): string {
   if (url === ":memory:" || url === "sqlite::memory:") return ":memory:";
   return url.replace(/^(sqlite|file):(\/\/)?/, "");
 }
@@ -80,7 +94,8 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     // as requests need them, so the pool reconnects by itself once the database is back.
     pool.on("error", (error) => log.warn("PostgreSQL connection lost: {error}", { error: String(error) }));
     const db = new Kysely<Database>({ dialect: new RookeryPostgresDialect({ pool }) });
-    return { db, dialect: "postgres", close: () => db.destroy() };
+    const usage = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db, dialect: "postgres", usage, close: () => db.destroy() };
   }
   const writeLock = options.sqliteWriteLock ?? newWriteLock();
   const database = new NodeSqliteDatabase(sqlitePath(url), {
@@ -89,10 +104,25 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     ...options.sqliteMemory,
   });
   const db = new Kysely<Database>({ dialect: new LockingSqliteDialect(database, writeLock) });
-  return { db, dialect: "sqlite", close: () => db.destroy() };
+  const usage = () => ({ total: 1, idle: null, waiting: writersWaiting(writeLock) });
+  return { db, dialect: "sqlite", usage, close: () => db.destroy() };
 }
 
 const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+
+/** The migrations not yet applied to `db`: all of them on a database that has none. */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const all = Object.keys(await new FileMigrationProvider({ fs, path, migrationFolder }).getMigrations());
+  let applied: Set<string>;
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    applied = new Set(rows.map((row) => row.name));
+  } catch (error) {
+    if (!/no such table|does not exist/.test(String(error))) throw error;
+    applied = new Set();
+  }
+  return all.filter((name) => !applied.has(name));
+}
 
 /** How often a migration that takes long says it is still at work. */
 const MIGRATION_HEARTBEAT_MS = 10_000;

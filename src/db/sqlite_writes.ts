@@ -59,6 +59,11 @@ export function unlockWrites(lock: Int32Array): void {
   if (Atomics.load(lock, WAITING) > 0) Atomics.notify(lock, HOLDER, 1);
 }
 
+/** How many writers of the process wait for the lock now. */
+export function writersWaiting(lock: SharedArrayBuffer): number {
+  return Atomics.load(new Int32Array(lock), WAITING);
+}
+
 /** Frees the lock of a thread that ended while holding it (its transaction ended with its connection). */
 export function releaseWritesOf(lock: SharedArrayBuffer, endedThreadId: number): void {
   const words = new Int32Array(lock);

@@ -114,19 +114,23 @@ export async function deliver(rt: Runtime, job: { inbox: string; owner: string; 
       log.info("Not delivering to {inbox}: {reason}", { inbox: job.inbox, reason: error.message });
       return;
     }
+    rt.metrics?.delivery(host, "failed");
     await failed(rt, host, breaker);
     throw error;
   } finally {
     release(host);
   }
   if (status >= 200 && status < 300) {
+    rt.metrics?.delivery(host, "delivered");
     if (breaker) await writeBreaker(rt, host, null);
     return;
   }
   if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
+    rt.metrics?.delivery(host, "refused");
     log.info("{inbox} refused an activity with HTTP {status}; not trying again", { inbox: job.inbox, status });
     return;
   }
+  rt.metrics?.delivery(host, "failed");
   await failed(rt, host, breaker);
   throw new DeliveryFailed(`${job.inbox} answered HTTP ${status}`);
 }

@@ -52,6 +52,7 @@ export function dispatcher(rt: Runtime): Dispatch {
   return async (type, payload, job) => {
     const handler = (handlers as Record<string, Handler<unknown>>)[type];
     if (!handler) throw new Error(`No handler for job type ${type}`);
-    await handler(rt, payload, job);
+    if (rt.tracing) await rt.tracing.job(type, job.id, () => handler(rt, payload, job));
+    else await handler(rt, payload, job);
   };
 }

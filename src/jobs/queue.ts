@@ -155,6 +155,8 @@ export class Queue {
   readonly #schema: string | undefined;
   /** Who holds this process's leases: host, process id, and a nonce that tells restarts apart. */
   readonly holder: string;
+  /** Told of every failed run (the metrics count them): the job's type, and whether it is given up. */
+  onFailure: ((type: string, dead: boolean) => void) | null = null;
 
   /** `holder`: that of the server's main thread, for the queue of one of its web threads. */
   constructor(db: Db, dialect: Dialect, databaseUrl: string, bus: Bus, schema?: string, holder?: string) {
@@ -556,6 +558,7 @@ export class Queue {
     } catch (error) {
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
       const failed = job.attempts >= job.max_attempts;
+      this.onFailure?.(job.type, failed);
       log.warn("Job {type} {id} failed (attempt {attempts}/{max}): {message}", {
         type: job.type,
         id: job.id,

@@ -11,6 +11,9 @@ interface Cache {
   entries: Map<string, Entry>;
   /** Counts invalidations: a value computed across one is not kept, as it may predate the change. */
   generation: number;
+  /** Lookups answered from memory and not, since the start (the metrics' hit rate). */
+  hits: number;
+  misses: number;
 }
 
 const caches = new WeakMap<Runtime, Cache>();
@@ -26,7 +29,7 @@ function drop(cache: Cache, prefix: string): void {
 function cacheOf(rt: Runtime): Cache {
   let cache = caches.get(rt);
   if (!cache) {
-    const fresh: Cache = { entries: new Map(), generation: 0 };
+    const fresh: Cache = { entries: new Map(), generation: 0, hits: 0, misses: 0 };
     rt.bus.subscribe(CHANNEL, (prefix) => drop(fresh, prefix));
     caches.set(rt, fresh);
     cache = fresh;
@@ -38,7 +41,11 @@ function cacheOf(rt: Runtime): Cache {
 export async function cached<T>(rt: Runtime, key: string, ttlMs: number, compute: () => Promise<T>): Promise<T> {
   const cache = cacheOf(rt);
   const hit = cache.entries.get(key);
-  if (hit && hit.expires > Date.now()) return hit.value as T;
+  if (hit && hit.expires > Date.now()) {
+    cache.hits++;
+    return hit.value as T;
+  }
+  cache.misses++;
   const generation = cache.generation;
   const value = await compute();
   if (cache.generation === generation) {
@@ -52,4 +59,10 @@ export async function cached<T>(rt: Runtime, key: string, ttlMs: number, compute
 export async function invalidate(rt: Runtime, prefix: string): Promise<void> {
   drop(cacheOf(rt), prefix);
   await rt.bus.publish(CHANNEL, prefix);
+}
+
+/** This runtime's hits and misses, for the metrics. */
+export function computedCacheStats(rt: Runtime): { name: string; hits: number; misses: number } {
+  const cache = caches.get(rt);
+  return { name: "computed", hits: cache?.hits ?? 0, misses: cache?.misses ?? 0 };
 }

@@ -27,16 +27,25 @@ export async function queueMail(rt: Runtime, db: Db, mail: Mail): Promise<void> 
 
 const transports = new WeakMap<Runtime, Transporter>();
 
+function transportOf(rt: Runtime, url: string): Transporter {
+  let transport = transports.get(rt);
+  if (!transport) {
+    transport = nodemailer().createTransport(url);
+    transports.set(rt, transport);
+  }
+  return transport;
+}
+
 export async function deliverMail(rt: Runtime, mail: Mail): Promise<void> {
   const smtp = rt.config.smtp;
   if (!smtp) {
     logger("mail").info("Mail to {to} (no SMTP_URL set, so it is only logged): {subject}\n{text}", { ...mail });
     return;
   }
-  let transport = transports.get(rt);
-  if (!transport) {
-    transport = nodemailer().createTransport(smtp.url);
-    transports.set(rt, transport);
-  }
-  await transport.sendMail({ from: smtp.from, to: mail.to, subject: mail.subject, text: mail.text });
+  await transportOf(rt, smtp.url).sendMail({ from: smtp.from, to: mail.to, subject: mail.subject, text: mail.text });
+}
+
+/** Connects to the SMTP server and signs in, sending nothing (`rookery doctor`); throws what went wrong. */
+export async function verifyMailServer(rt: Runtime): Promise<void> {
+  if (rt.config.smtp) await transportOf(rt, rt.config.smtp.url).verify();
 }

@@ -9,6 +9,9 @@ import { onEvent } from "../streaming/events.ts";
 class Lru<K, V> {
   readonly #map = new Map<K, V>();
   readonly #max: number;
+  /** Lookups answered from memory and not, since the start (the metrics' hit rate). */
+  hits = 0;
+  misses = 0;
 
   constructor(max: number) {
     this.#max = max;
@@ -69,10 +72,19 @@ export async function throughCache<V>(
     if (hit) out.set(id, hit);
     else missing.push(id);
   }
+  cache.hits += out.size;
+  cache.misses += missing.length;
   if (missing.length === 0) return out;
   for (const [id, value] of await load(missing)) {
     cache.set(id, value);
     out.set(id, value);
   }
   return out;
+}
+
+/** The caches this runtime has made so far, by name, for the metrics (none made, none told). */
+export function viewCacheStats(rt: Runtime): { name: string; hits: number; misses: number }[] {
+  const caches = registry.get(rt);
+  if (!caches) return [];
+  return Object.entries(caches).map(([name, lru]) => ({ name: `${name}_view`, hits: lru.hits, misses: lru.misses }));
 }

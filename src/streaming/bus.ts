@@ -13,6 +13,8 @@ export interface Bus {
   publish(channel: string, message: string): Promise<void>;
   /** Returns the function that ends the subscription. */
   subscribe(channel: string, handler: Handler): () => void;
+  /** Resolves once the bus's server answers (at once in memory); rejects while it is away. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export function memoryBus(namespace: string, forwardDir?: string): Bus {
       listeners.add(channel, handler);
       return () => listeners.remove(channel, handler);
     },
+    async ping() {},
     async close() {
       await Promise.all(forwarding);
       listeners.map.clear();
@@ -136,6 +139,10 @@ export function redisBus(url: string, namespace: string): Bus {
       return () => {
         if (listeners.remove(channel, handler)) sub.unsubscribe(prefix + channel).catch(failed);
       };
+    },
+    async ping() {
+      // The publisher fails at once while Redis is away (no offline queue), or within its command timeout.
+      await pub.ping();
     },
     async close() {
       listeners.map.clear();

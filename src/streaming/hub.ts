@@ -383,6 +383,11 @@ export function hubOf(rt: Runtime): Hub {
   return hub;
 }
 
+/** The streaming connections open on this runtime (none before its first client). */
+export function openStreams(rt: Runtime): number {
+  return hubs.get(rt)?.connections ?? 0;
+}
+
 /** Closes the streams of this runtime, if it has any. */
 export function closeStreams(rt: Runtime): void {
   hubs.get(rt)?.shutdown();
