@@ -20,6 +20,7 @@ aboutPages.get("/about", async (c) => {
 ${about ? html`<section>${raw(markdownToHtml(about.text))}</section>` : ""}
 ${list.length > 0 ? html`<h2>Rules</h2><ol>${list.map((r) => html`<li>${r.text}${r.hint ? html`<br><span class="muted">${r.hint}</span>` : ""}</li>`)}</ol>` : ""}
 ${rt.config.site.contactEmail ? html`<p>Contact: <a href="mailto:${rt.config.site.contactEmail}">${rt.config.site.contactEmail}</a></p>` : ""}
+${rt.config.registrations.mode !== "none" ? html`<p><a href="/auth/sign_up">Create an account</a></p>` : ""}
 <p class="muted"><a href="/privacy-policy">Privacy policy</a></p>`,
       rt.config.site.title,
     ),

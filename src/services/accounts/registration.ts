@@ -1,9 +1,10 @@
-// Signing up through an app (POST /api/v1/accounts), as Mastodon's AppSignUpService does.
+// Signing up, through an app (POST /api/v1/accounts, as Mastodon's AppSignUpService does) or on the
+// sign-up page (/auth/sign_up): the same rules, checks and confirmation mail for both.
 
 import { ApiError, type FieldError, fieldError, forbidden, validationFailed } from "../../domain/errors.ts";
 import { isReservedUsername, USERNAME_FORMAT, USERNAME_MAX_LENGTH } from "../../domain/usernames.ts";
 import type { Runtime } from "../../runtime.ts";
-import { findApplication } from "../auth/apps.ts";
+import { type Application, findApplication } from "../auth/apps.ts";
 import { isLoopback } from "../auth/sessions.ts";
 import { type IssuedToken, issueToken } from "../auth/tokens.ts";
 import { emailDomainVerdict, recordSignUpAttempt } from "../moderation/email_domain_blocks.ts";
@@ -28,6 +29,14 @@ const PASSWORD_LENGTH = { min: 8, max: 72 };
 /** Mastodon's limit on the reason given for a sign-up awaiting approval. */
 const REASON_MAX_LENGTH = 420;
 const LOCALE_FORMAT = /^[a-z]{2,3}([-_][A-Za-z0-9]{2,8})?$/;
+
+/** What is wrong with a new password, or null: the rule of sign-ups, resets and changes alike. */
+export function passwordError(password: string): FieldError | null {
+  if (password === "") return fieldError.blank;
+  if (password.length < PASSWORD_LENGTH.min) return fieldError.tooShort(PASSWORD_LENGTH.min);
+  if (password.length > PASSWORD_LENGTH.max) return fieldError.tooLong(PASSWORD_LENGTH.max);
+  return null;
+}
 
 /** Collapses whitespace runs and trims, as Rails' `squish` does to usernames. */
 const squish = (s: string | undefined) => (s ?? "").replace(/\s+/g, " ").trim();
@@ -58,10 +67,8 @@ async function validate(rt: Runtime, s: SignUp): Promise<Record<string, FieldErr
   const emailError = await emailAddressError(rt, email, null);
   if (emailError) add("email", emailError);
 
-  const password = s.password ?? "";
-  if (password === "") add("password", fieldError.blank);
-  else if (password.length < PASSWORD_LENGTH.min) add("password", fieldError.tooShort(PASSWORD_LENGTH.min));
-  else if (password.length > PASSWORD_LENGTH.max) add("password", fieldError.tooLong(PASSWORD_LENGTH.max));
+  const passwordProblem = passwordError(s.password ?? "");
+  if (passwordProblem) add("password", passwordProblem);
 
   if (username === "") add("username", fieldError.blank);
   else {
@@ -108,10 +115,11 @@ async function throttle(rt: Runtime, ip: string | null): Promise<void> {
 }
 
 /**
- * Creates the account and its user, queues the confirmation mail, and returns a user token for
- * the app, with the scopes the app registered (as Mastodon gives them).
+ * Creates the account and its user and queues the confirmation mail; `app` is the app signed up
+ * through (null on the sign-up page), which gets a user token with the scopes it registered (as
+ * Mastodon gives them). Returns that token, if any, and whether the account is approved already.
  */
-export async function signUp(rt: Runtime, applicationId: string, input: SignUp, ip: string | null) {
+async function register(rt: Runtime, input: SignUp, ip: string | null, app: Application | null) {
   await throttle(rt, ip);
   if (rt.config.registrations.mode === "none") throw forbidden();
   // Blocked addresses may not sign up; some must wait for approval (as may some email domains).
@@ -120,29 +128,40 @@ export async function signUp(rt: Runtime, applicationId: string, input: SignUp, 
   if (typeof input.email === "string") await recordSignUpAttempt(rt, input.email.trim().toLowerCase(), ip);
   const errors = await validate(rt, input);
   if (Object.keys(errors).length > 0) throw validationFailed(errors, USER_ATTRIBUTE_LABELS);
-  const app = await findApplication(rt, { id: applicationId });
-  if (!app) throw forbidden();
 
   const email = input.email!.trim().toLowerCase();
-  let token: IssuedToken | undefined;
+  const approved =
+    rt.config.registrations.mode === "open" &&
+    ipBlock !== "sign_up_requires_approval" &&
+    (await emailDomainVerdict(rt, email)) !== "approval";
+  let token: IssuedToken | null = null;
   await createLocalUser(rt, {
     username: squish(input.username),
     email,
     password: input.password!,
     confirmed: false,
-    approved:
-      rt.config.registrations.mode === "open" &&
-      ipBlock !== "sign_up_requires_approval" &&
-      (await emailDomainVerdict(rt, email)) !== "approval",
+    approved,
     locale: input.locale ?? null,
     reason: input.reason?.trim() || null,
     ip,
     dateOfBirth: rt.config.registrations.minAge !== null ? (input.dateOfBirth ?? null) : null,
-    createdByApplicationId: app.id,
+    createdByApplicationId: app?.id ?? null,
     afterCreate: async (trx, userId) => {
-      await queueConfirmation(rt, trx, { id: userId, email, fromApp: true });
-      token = await issueToken(rt, { applicationId: app.id, userId, scopes: app.scopes.split(" ") }, trx);
+      await queueConfirmation(rt, trx, { id: userId, email, fromApp: app !== null });
+      if (app) token = await issueToken(rt, { applicationId: app.id, userId, scopes: app.scopes.split(" ") }, trx);
     },
   });
-  return token!;
+  return { token: token as IssuedToken | null, approved };
+}
+
+/** POST /api/v1/accounts: the new user's token for the app. */
+export async function signUp(rt: Runtime, applicationId: string, input: SignUp, ip: string | null) {
+  const app = await findApplication(rt, { id: applicationId });
+  if (!app) throw forbidden();
+  return (await register(rt, input, ip, app)).token!;
+}
+
+/** The sign-up page: the account waits for its address to be confirmed (and, maybe, for approval). */
+export async function signUpOnWeb(rt: Runtime, input: SignUp, ip: string | null): Promise<{ approved: boolean }> {
+  return { approved: (await register(rt, input, ip, null)).approved };
 }
