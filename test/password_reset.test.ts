@@ -94,7 +94,11 @@ test("a reset: the link works once, sets the password, and signs out every sessi
   const again = await browser.get(link);
   assert.equal(again.status, 404);
   assert.match(again.text, /This link is invalid, was already used, or has expired/);
-  const replay = await browser.post("/auth/password", { ...fields, password: PASSWORD, password_confirmation: PASSWORD });
+  const replay = await browser.post("/auth/password", {
+    ...fields,
+    password: PASSWORD,
+    password_confirmation: PASSWORD,
+  });
   assert.equal(replay.status, 404);
   assert.equal((await signIn(new Browser(server), "alice@example.test", NEW_PASSWORD)).status, 303);
 });
@@ -131,7 +135,10 @@ test("the page says the same for an address without an account, and sends nothin
   assert.equal(body(unknown.text), body(known.text));
   assert.match(unknown.text, /Si cette adresse appartient à un compte/);
   await server.settle();
-  assert.equal(mailbox.mails.some((m) => m.to.includes("nobody@example.test")), false);
+  assert.equal(
+    mailbox.mails.some((m) => m.to.includes("nobody@example.test")),
+    false,
+  );
 });
 
 test("requests are throttled per address: 5 in 30 minutes", async () => {
@@ -156,5 +163,8 @@ test("a reset request without its CSRF token is refused", async () => {
   const res = await new Browser(server).post("/auth/password/new", { email: "csrf@example.test" });
   assert.equal(res.status, 422);
   await server.settle();
-  assert.equal(mailbox.mails.some((m) => m.to.includes("csrf@example.test")), false);
+  assert.equal(
+    mailbox.mails.some((m) => m.to.includes("csrf@example.test")),
+    false,
+  );
 });

@@ -54,7 +54,11 @@ test("signing up: the form, the confirmation mail, and signing in once confirmed
     "username",
     "website",
   ]);
-  assert.doesNotMatch(text, /name="reason"|name="date_of_birth"/, "no reason or age in open mode without a minimum age");
+  assert.doesNotMatch(
+    text,
+    /name="reason"|name="date_of_birth"/,
+    "no reason or age in open mode without a minimum age",
+  );
   const res = await browser.post("/auth/sign_up", {
     ...fields,
     username: "newcomer",
@@ -148,7 +152,10 @@ test("a sign-up without its CSRF token, or with the trap field filled, makes no 
   assert.equal(trapped.status, 422);
   assert.match(trapped.text, /This sign-up was not accepted/);
   assert.equal(await userCount(open, "robot@example.test"), 0);
-  assert.equal(mailbox.mails.some((m) => m.to.includes("robot@example.test")), false);
+  assert.equal(
+    mailbox.mails.some((m) => m.to.includes("robot@example.test")),
+    false,
+  );
 });
 
 test("when sign-ups need approval: the reason and the date of birth, checked as the API checks them", async () => {
