@@ -211,3 +211,40 @@ test("a sign-in from a new address or device is told by mail; a known one is not
   assert.equal(mails.length, 2);
   assert.match(mails[1].text, /Address: 192\.0\.2\.99\r?\nDevice: Chrome on Linux/);
 });
+
+test("deleting one's account: asks the password, then suspends, signs out and purges; the name stays taken", async () => {
+  const zoe = await server.user("zoe");
+  const browser = await signedIn("zoe@example.test");
+  const page = await browser.get("/settings/delete");
+  assert.match(page.text, /Your username stays reserved/);
+  const wrong = await submitOn(browser, "/settings/delete", "/settings/delete", { current_password: "nope" });
+  assert.equal(wrong.status, 422);
+  assert.match(wrong.text, /The current password is not right\./);
+  assert.equal((await server.get(`/api/v1/accounts/${zoe.accountId}`)).status, 200);
+  const forged = await browser.post("/settings/delete", { authenticity_token: "forged", current_password: PASSWORD });
+  assert.equal(forged.status, 422);
+
+  const done = await submitOn(browser, "/settings/delete", "/settings/delete", { current_password: PASSWORD });
+  assert.equal(done.status, 200);
+  assert.match(done.text, /Your account is deleted\./);
+  assert.equal((await browser.get("/settings/password")).status, 303, "signed out");
+  assert.equal((await server.get("/api/v1/accounts/verify_credentials", { token: zoe.token })).status, 401);
+  assert.equal((await server.get(`/api/v1/accounts/${zoe.accountId}`)).status, 410);
+  await server.settle();
+  const user = await server.rt.db.selectFrom("users").select("id").where("id", "=", zoe.userId).executeTakeFirst();
+  assert.equal(user, undefined, "purged");
+  assert.equal((await signIn("zoe@example.test")).res.status, 401);
+
+  const stranger = new Browser(server);
+  const form = await stranger.get("/auth/sign_up");
+  const again = await stranger.post("/auth/sign_up", {
+    ...formFields(form.text, "/auth/sign_up"),
+    username: "zoe",
+    email: "zoe.again@example.test",
+    password: PASSWORD,
+    password_confirmation: PASSWORD,
+    reason: "Me again",
+  });
+  assert.equal(again.status, 422);
+  assert.match(again.text, /Username: is already taken/);
+});

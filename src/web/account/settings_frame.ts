@@ -28,6 +28,7 @@ const SECTIONS = [
   { key: "sessions", path: "/settings/sessions" },
   { key: "apps", path: "/settings/applications" },
   { key: "twoFactor", path: "/settings/two_factor" },
+  { key: "delete", path: "/settings/delete" },
 ] as const;
 
 export type Section = (typeof SECTIONS)[number]["key"];

@@ -1,13 +1,16 @@
 // /settings: the password, the email address, the sessions and the authorized apps of the signed-in
-// member, each on its own page (two-factor sign-in is in two_factor_settings.ts).
+// member, each on its own page, and deleting the account (two-factor sign-in is in
+// two_factor_settings.ts).
 import { html } from "hono/html";
 import { describeDevice } from "../../domain/devices.ts";
 import { type ApiError, validationFailed } from "../../domain/errors.ts";
 import { type Ctx, clientIp, router } from "../../http/hono.ts";
+import { deleteOwnAccount } from "../../services/accounts/self_deletion.ts";
 import { listAuthorizedApps, revokeAuthorizedApp } from "../../services/auth/authorized_apps.ts";
 import { changeEmail, changePassword, pendingEmail } from "../../services/auth/credentials.ts";
 import { endSessionById, listSessions } from "../../services/auth/user_sessions.ts";
-import { type FieldProblems, field, formToken, problemsOf } from "./frame.ts";
+import { clearSessionCookie } from "../session.ts";
+import { type FieldProblems, field, formToken, noticePage, problemsOf } from "./frame.ts";
 import { type MemberVisit, memberRoute, saved, settingsPage } from "./settings_frame.ts";
 import { twoFactorSettingsPages } from "./two_factor_settings.ts";
 
@@ -187,6 +190,40 @@ settingsPages.post(
     if (/^\d{1,20}$/.test(id)) await revokeAuthorizedApp(c.get("rt"), v.user.id, id);
     return saved(c, "/settings/applications");
   }),
+);
+
+async function deletePage(c: Ctx, v: MemberVisit, error: ApiError | null = null) {
+  const t = v.lang.t.account.settings;
+  const p = problems(v, error);
+  return c.html(
+    settingsPage(
+      c,
+      v,
+      "delete",
+      html`<p>${t.delete.lead}</p>
+<form method="post" action="/settings/delete">
+  ${formToken(v.lang, v.csrf)}
+  ${field({ name: "current_password", label: t.currentPassword, type: "password", autocomplete: "current-password" })}
+  <div class="actions"><button type="submit">${t.delete.submit}</button></div>
+</form>`,
+      p.message,
+    ),
+    error ? (error.status === 429 ? 429 : 422) : 200,
+  );
+}
+
+settingsPages.get(
+  "/settings/delete",
+  memberRoute((c, v) => deletePage(c, v)),
+);
+settingsPages.post(
+  "/settings/delete",
+  memberRoute(async (c, v) => {
+    await deleteOwnAccount(c.get("rt"), v.user, text(v.params.current_password), clientIp(c));
+    clearSessionCookie(c);
+    const t = v.lang.t.account.settings.delete;
+    return c.html(noticePage(c, v.lang, t.doneTitle, t.done));
+  }, deletePage),
 );
 
 settingsPages.route("/", twoFactorSettingsPages);

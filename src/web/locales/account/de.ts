@@ -82,6 +82,7 @@ export const accountDe: AccountMessages = {
       sessions: "Sitzungen",
       apps: "Autorisierte Apps",
       twoFactor: "Zwei-Faktor-Anmeldung",
+      delete: "Mein Konto löschen",
     },
     saved: "Deine Änderungen sind gespeichert.",
     currentPassword: "Aktuelles Passwort",
@@ -116,6 +117,12 @@ export const accountDe: AccountMessages = {
       lastUsed: "Zuletzt benutzt",
       never: "Nie",
       revoke: "Widerrufen",
+    },
+    delete: {
+      lead: "Das Löschen deines Kontos lässt sich nicht rückgängig machen. Sofort verschwinden dein Profil und deine Beiträge, alle Sitzungen und Apps werden abgemeldet, und du kannst dich nicht mehr anmelden. Danach werden deine Beiträge, Medien, Folgebeziehungen und alles andere gelöscht. Dein Benutzername bleibt reserviert, damit niemand ihn übernehmen und sich als dich ausgeben kann.",
+      submit: "Mein Konto löschen",
+      doneTitle: "Konto gelöscht",
+      done: "Dein Konto ist gelöscht. Seine Daten werden entfernt.",
     },
     twoFactor: {
       off: "Die Zwei-Faktor-Anmeldung ist aus: dein Passwort allein meldet dich an.",

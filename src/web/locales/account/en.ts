@@ -83,6 +83,7 @@ export const accountEn = {
       sessions: "Sessions",
       apps: "Authorized apps",
       twoFactor: "Two-factor sign-in",
+      delete: "Delete my account",
     },
     saved: "Your changes are saved.",
     currentPassword: "Current password",
@@ -117,6 +118,12 @@ export const accountEn = {
       lastUsed: "Last used",
       never: "Never",
       revoke: "Revoke",
+    },
+    delete: {
+      lead: "Deleting your account cannot be undone. At once, your profile and posts disappear, every session and app is signed out, and you can no longer sign in. Then your posts, media, follows and everything else you made are erased. Your username stays reserved, so no one can take it and pass for you.",
+      submit: "Delete my account",
+      doneTitle: "Account deleted",
+      done: "Your account is deleted. Its data is being erased.",
     },
     twoFactor: {
       off: "Two-factor sign-in is off: your password alone signs you in.",

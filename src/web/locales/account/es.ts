@@ -82,6 +82,7 @@ export const accountEs: AccountMessages = {
       sessions: "Sesiones",
       apps: "Aplicaciones autorizadas",
       twoFactor: "Inicio de sesión en dos pasos",
+      delete: "Eliminar mi cuenta",
     },
     saved: "Tus cambios se han guardado.",
     currentPassword: "Contraseña actual",
@@ -116,6 +117,12 @@ export const accountEs: AccountMessages = {
       lastUsed: "Último uso",
       never: "Nunca",
       revoke: "Revocar",
+    },
+    delete: {
+      lead: "Eliminar tu cuenta no se puede deshacer. De inmediato desaparecen tu perfil y tus publicaciones, se cierran todas las sesiones y aplicaciones, y ya no puedes iniciar sesión. Después se borran tus publicaciones, archivos, seguimientos y todo lo demás que creaste. Tu nombre de usuario queda reservado, para que nadie pueda tomarlo y hacerse pasar por ti.",
+      submit: "Eliminar mi cuenta",
+      doneTitle: "Cuenta eliminada",
+      done: "Tu cuenta está eliminada. Sus datos se están borrando.",
     },
     twoFactor: {
       off: "El inicio de sesión en dos pasos está desactivado: tu contraseña sola basta para iniciar sesión.",

@@ -82,6 +82,7 @@ export const accountFr: AccountMessages = {
       sessions: "Sessions",
       apps: "Applications autorisées",
       twoFactor: "Connexion à deux facteurs",
+      delete: "Supprimer mon compte",
     },
     saved: "Vos modifications sont enregistrées.",
     currentPassword: "Mot de passe actuel",
@@ -116,6 +117,12 @@ export const accountFr: AccountMessages = {
       lastUsed: "Dernière utilisation",
       never: "Jamais",
       revoke: "Révoquer",
+    },
+    delete: {
+      lead: "La suppression de votre compte est définitive. Aussitôt, votre profil et vos messages disparaissent, toutes les sessions et applications sont déconnectées, et vous ne pouvez plus vous connecter. Ensuite, vos messages, médias, abonnements et tout ce que vous avez créé sont effacés. Votre nom d'utilisateur reste réservé, pour que personne ne puisse le prendre et se faire passer pour vous.",
+      submit: "Supprimer mon compte",
+      doneTitle: "Compte supprimé",
+      done: "Votre compte est supprimé. Ses données sont en cours d'effacement.",
     },
     twoFactor: {
       off: "La connexion à deux facteurs est désactivée : votre mot de passe seul vous connecte.",
