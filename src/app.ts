@@ -30,7 +30,10 @@ const isPrivatePage = (path: string) =>
   path === "/admin" ||
   path.startsWith("/admin/") ||
   path === "/settings" ||
-  path.startsWith("/settings/");
+  path.startsWith("/settings/") ||
+  path === "/invites" ||
+  path.startsWith("/invites/") ||
+  path.startsWith("/invite/");
 
 /** The request's body stopped before its end because the connection closed. */
 function bodyCutShort(c: Ctx): boolean {

@@ -125,6 +125,8 @@ export interface UsersTable {
   otp_enabled: Default<boolean>;
   /** The TOTP time step of the last code accepted: no code is accepted twice. */
   otp_last_step: Default<number | null>;
+  /** The invite the user signed up through. */
+  invite_id: Default<string | null>;
 }
 
 export interface OAuthApplicationsTable {
@@ -419,6 +421,19 @@ export interface SignInPlacesTable {
   device: string;
   first_seen_at: Date;
   last_seen_at: Date;
+}
+
+export interface InvitesTable {
+  id: string;
+  /** Who made it. */
+  user_id: string;
+  code: string;
+  /** Null: no limit. */
+  max_uses: number | null;
+  uses: Default<number>;
+  /** Null: never. */
+  expires_at: Date | null;
+  created_at: Date;
 }
 
 /** A two-factor recovery code not used yet, as a keyed hash (src/services/auth/two_factor.ts). */
@@ -830,6 +845,7 @@ export interface Database {
   rate_limits: RateLimitsTable;
   sign_in_places: SignInPlacesTable;
   otp_recovery_codes: OtpRecoveryCodesTable;
+  invites: InvitesTable;
   filters: FiltersTable;
   filter_keywords: FilterKeywordsTable;
   filter_statuses: FilterStatusesTable;

@@ -13,6 +13,7 @@ import { hit } from "../rate_limits.ts";
 import { createLocalUser, takenFields, USER_ATTRIBUTE_LABELS } from "./accounts.ts";
 import { emailAddressError } from "./email_addresses.ts";
 import { queueConfirmation } from "./email_confirmation.ts";
+import { usableInvite, useInvite } from "./invites.ts";
 
 export interface SignUp {
   username?: string;
@@ -23,6 +24,8 @@ export interface SignUp {
   locale?: string;
   reason?: string;
   dateOfBirth?: string;
+  /** An invite's code: a valid one opens closed sign-ups and approves at once. */
+  inviteCode?: string;
 }
 
 const PASSWORD_LENGTH = { min: 8, max: 72 };
@@ -55,7 +58,7 @@ function parseDate(value: string): Date | null {
 }
 
 /** Every problem with a sign-up, per attribute, in the order Mastodon reports them. */
-async function validate(rt: Runtime, s: SignUp): Promise<Record<string, FieldError[]>> {
+async function validate(rt: Runtime, s: SignUp, invited: boolean): Promise<Record<string, FieldError[]>> {
   const errors: Record<string, FieldError[]> = {};
   const add = (attribute: string, e: FieldError) => {
     errors[attribute] ??= [];
@@ -82,7 +85,8 @@ async function validate(rt: Runtime, s: SignUp): Promise<Record<string, FieldErr
 
   const { registrations } = rt.config;
   const reason = (s.reason ?? "").trim();
-  if (reason === "" && registrations.mode === "approved" && registrations.reasonRequired) {
+  // The invited wait for no one, so they owe no reason.
+  if (reason === "" && registrations.mode === "approved" && registrations.reasonRequired && !invited) {
     add("reason", fieldError.blank);
   } else if (reason.length > REASON_MAX_LENGTH) add("reason", fieldError.tooLong(REASON_MAX_LENGTH));
 
@@ -121,17 +125,18 @@ async function throttle(rt: Runtime, ip: string | null): Promise<void> {
  */
 async function register(rt: Runtime, input: SignUp, ip: string | null, app: Application | null) {
   await throttle(rt, ip);
-  if (rt.config.registrations.mode === "none") throw forbidden();
+  const invite = input.inviteCode ? await usableInvite(rt, input.inviteCode) : null;
+  if (rt.config.registrations.mode === "none" && !invite) throw forbidden();
   // Blocked addresses may not sign up; some must wait for approval (as may some email domains).
   const ipBlock = await ipSeverity(rt, ip);
   if (ipBlock === "sign_up_block" || ipBlock === "no_access") throw forbidden();
   if (typeof input.email === "string") await recordSignUpAttempt(rt, input.email.trim().toLowerCase(), ip);
-  const errors = await validate(rt, input);
+  const errors = await validate(rt, input, invite !== null);
   if (Object.keys(errors).length > 0) throw validationFailed(errors, USER_ATTRIBUTE_LABELS);
 
   const email = input.email!.trim().toLowerCase();
   const approved =
-    rt.config.registrations.mode === "open" &&
+    (rt.config.registrations.mode === "open" || invite !== null) &&
     ipBlock !== "sign_up_requires_approval" &&
     (await emailDomainVerdict(rt, email)) !== "approval";
   let token: IssuedToken | null = null;
@@ -146,7 +151,9 @@ async function register(rt: Runtime, input: SignUp, ip: string | null, app: Appl
     ip,
     dateOfBirth: rt.config.registrations.minAge !== null ? (input.dateOfBirth ?? null) : null,
     createdByApplicationId: app?.id ?? null,
+    inviteId: invite?.id ?? null,
     afterCreate: async (trx, userId) => {
+      if (invite) await useInvite(trx, invite.id);
       await queueConfirmation(rt, trx, { id: userId, email, fromApp: app !== null });
       if (app) token = await issueToken(rt, { applicationId: app.id, userId, scopes: app.scopes.split(" ") }, trx);
     },

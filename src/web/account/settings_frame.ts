@@ -5,6 +5,7 @@
 import type { Handler } from "hono";
 import { html } from "hono/html";
 import { ApiError } from "../../domain/errors.ts";
+import { can } from "../../domain/roles.ts";
 import { type AppEnv, type Ctx, params } from "../../http/hono.ts";
 import type { Params } from "../../http/params.ts";
 import type { SessionUser } from "../../services/auth/sessions.ts";
@@ -29,6 +30,7 @@ const SECTIONS = [
   { key: "apps", path: "/settings/applications" },
   { key: "twoFactor", path: "/settings/two_factor" },
   { key: "delete", path: "/settings/delete" },
+  { key: "invites", path: "/invites" },
 ] as const;
 
 export type Section = (typeof SECTIONS)[number]["key"];
@@ -36,7 +38,9 @@ export type Section = (typeof SECTIONS)[number]["key"];
 /** A settings page: the menu, the title, the "saved" notice after a form, and the body. */
 export function settingsPage(c: Ctx, v: MemberVisit, section: Section, body: Html, error?: string): Html {
   const t = v.lang.t.account.settings;
-  const links = SECTIONS.map(
+  // Invites only for those whose role may make them.
+  const sections = SECTIONS.filter((s) => s.key !== "invites" || can(v.user.role, "inviteUsers"));
+  const links = sections.map(
     (s) => html`<a href="${s.path}"${s.key === section ? html` aria-current="page"` : ""}>${t.nav[s.key]}</a>`,
   );
   const saved = c.req.query("saved") ? html`<p class="notice" role="status">${t.saved}</p>` : "";

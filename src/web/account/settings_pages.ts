@@ -11,6 +11,7 @@ import { changeEmail, changePassword, pendingEmail } from "../../services/auth/c
 import { endSessionById, listSessions } from "../../services/auth/user_sessions.ts";
 import { clearSessionCookie } from "../session.ts";
 import { type FieldProblems, field, formToken, noticePage, problemsOf } from "./frame.ts";
+import { invitePages } from "./invites.ts";
 import { type MemberVisit, memberRoute, saved, settingsPage } from "./settings_frame.ts";
 import { twoFactorSettingsPages } from "./two_factor_settings.ts";
 
@@ -227,3 +228,4 @@ settingsPages.post(
 );
 
 settingsPages.route("/", twoFactorSettingsPages);
+settingsPages.route("/", invitePages);
