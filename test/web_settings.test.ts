@@ -248,3 +248,32 @@ test("deleting one's account: asks the password, then suspends, signs out and pu
   assert.equal(again.status, 422);
   assert.match(again.text, /Username: is already taken/);
 });
+
+test("guessing the current password on the settings pages meets the sign-in limit: 25 an hour", async () => {
+  await server.user("tom");
+  const browser = await signedIn("tom@example.test");
+  const page = await browser.get("/settings/email");
+  const fields = formFields(page.text, "/settings/email");
+  // The sign-in above cleared the count; 25 wrong guesses are answered as such.
+  for (let i = 0; i < 25; i++) {
+    const res = await browser.post("/settings/email", {
+      ...fields,
+      email: "tom2@example.test",
+      current_password: `guess ${i}`,
+    });
+    assert.equal(res.status, 422);
+  }
+  const limited = await browser.post("/settings/email", {
+    ...fields,
+    email: "tom2@example.test",
+    current_password: PASSWORD,
+  });
+  assert.equal(limited.status, 429);
+  assert.match(limited.text, /Too many attempts/);
+  assert.ok(Number(limited.headers.get("retry-after")) > 0);
+  await server.settle();
+  assert.equal(
+    mailbox.mails.some((m) => m.to.includes("tom2@example.test")),
+    false,
+  );
+});

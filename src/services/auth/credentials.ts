@@ -10,12 +10,18 @@ import { emailAddressError } from "../accounts/email_addresses.ts";
 import { passwordError } from "../accounts/registration.ts";
 import { queueMail } from "../mail.ts";
 import { mailTexts } from "../mail_texts.ts";
-import { checkPassword, type SessionUser } from "./sessions.ts";
+import { checkPassword, type SessionUser, TooManyAttempts } from "./sessions.ts";
 import { endOtherSessions } from "./user_sessions.ts";
 
-/** Throws a 422 naming current_password unless `password` is the user's. */
+/** Throws a 422 naming current_password unless `password` is the user's (a 429 past the sign-in limits). */
 export async function requireOwnPassword(rt: Runtime, user: SessionUser, password: string, ip: string | null) {
-  const checked = await checkPassword(rt, user.email, password, ip);
+  let checked: SessionUser | null;
+  try {
+    checked = await checkPassword(rt, user.email, password, ip);
+  } catch (error) {
+    if (!(error instanceof TooManyAttempts)) throw error;
+    throw new ApiError(429, "Too many requests").withHeaders(error.headers());
+  }
   if (checked?.id !== user.id) {
     throw validationFailed({ current_password: [fieldError.invalid()] }, { current_password: "Current password" });
   }

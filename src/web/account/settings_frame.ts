@@ -95,6 +95,7 @@ export function memberRoute(
       return await handler(c, visit);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
       if (render) return render(c, visit, error);
       // The services' own messages are in English, as in the API.
       const body = html`<p class="error" role="alert" lang="en">${error.message}</p>`;
