@@ -27,7 +27,15 @@ const log = logger("http");
 const API_PREFIXES = ["/api/", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/.well-known/", "/nodeinfo/"];
 const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p));
 const isPrivatePage = (path: string) =>
-  path.startsWith("/oauth/") || path.startsWith("/auth/") || path === "/admin" || path.startsWith("/admin/");
+  path.startsWith("/oauth/") ||
+  path.startsWith("/auth/") ||
+  path === "/admin" ||
+  path.startsWith("/admin/") ||
+  path === "/settings" ||
+  path.startsWith("/settings/") ||
+  path === "/invites" ||
+  path.startsWith("/invites/") ||
+  path.startsWith("/invite/");
 
 /** The request's body stopped before its end because the connection closed. */
 function bodyCutShort(c: Ctx): boolean {

@@ -59,6 +59,8 @@ test("db migrate, then accounts create, approve, modify and list", async () => {
   await rookery("accounts", "modify", "later", "--confirm", "--role", "moderator", "--disable");
   list = (await rookery("accounts", "list")).stdout;
   assert.match(list, /@later\tlater@example\.test\tModerator, confirmed, approved, disabled/);
+  const reset = await rookery("accounts", "modify", "later", "--reset-password", "--disable-2fa");
+  assert.match(reset.stdout, /^Updated @later\. New password: [\w-]{24}\n$/);
 
   await assert.rejects(rookery("accounts", "approve", "ghost"), (e: { stderr: string }) =>
     /No such local account/.test(e.stderr),

@@ -88,13 +88,14 @@ test("one trailing slash is ignored, not two", async () => {
 });
 
 // Routes whose handler answers 404 on a fresh server (no terms of service, domain blocks not
-// shown, no confirmation token; streaming served on this host; no account named by the filled-in
-// handle; no post named by an oEmbed request without a URL) with no token check before.
+// shown, no confirmation or password reset token; streaming served on this host; no account named by
+// the filled-in handle; no post named by an oEmbed request without a URL) with no token check before.
 const NOT_FOUND_BY_DESIGN = new Set([
   "GET /api/v1/instance/terms_of_service",
   "GET /api/v1/instance/terms_of_service/:date",
   "GET /api/v1/instance/domain_blocks",
   "GET /auth/confirmation",
+  "GET /auth/password/edit",
   "GET /terms-of-service",
   "GET /api/v1/streaming",
   "GET /:handle{@[^/]+}",

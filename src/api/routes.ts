@@ -3,6 +3,10 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/hono.ts";
 import { aboutPages } from "../web/about.ts";
+import { passwordResetPages } from "../web/account/password_reset.ts";
+import { settingsPages } from "../web/account/settings_pages.ts";
+import { signUpPages } from "../web/account/sign_up.ts";
+import { twoFactorSignInPages } from "../web/account/two_factor_sign_in.ts";
 import { adminPages } from "../web/admin/pages.ts";
 import { confirmationPages } from "../web/confirmation.ts";
 import { homePage } from "../web/home.ts";
@@ -82,6 +86,10 @@ export const routers: Hono<AppEnv>[] = [
   confirmationPages,
   aboutPages,
   adminPages,
+  signUpPages,
+  passwordResetPages,
+  twoFactorSignInPages,
+  settingsPages,
   apps,
   credentials,
   accountStatusesApi,

@@ -23,7 +23,7 @@ async function roleIdOf(rt: Runtime, name: string): Promise<string | null> {
 }
 
 /** Service errors are the operator's mistakes here: print them plainly. */
-async function run(fn: () => Promise<void>): Promise<void> {
+async function run(fn: () => Promise<unknown>): Promise<void> {
   try {
     await fn();
   } catch (error) {
@@ -39,7 +39,7 @@ export const accountsCommand: Command = {
   usage:
     "accounts create NAME --email E [--role owner|admin|moderator|user|ROLE] [--confirmed] [--approve]\n" +
     "  rookery accounts approve NAME\n" +
-    "  rookery accounts modify NAME [--role R] [--confirm] [--approve] [--disable|--enable]\n" +
+    "  rookery accounts modify NAME [--role R] [--confirm] [--approve] [--disable|--enable] [--disable-2fa] [--reset-password]\n" +
     "  rookery accounts role NAME ROLE\n" +
     "  rookery accounts delete NAME\n" +
     "  rookery accounts list",
@@ -53,6 +53,8 @@ export const accountsCommand: Command = {
       approve: { type: "boolean" },
       disable: { type: "boolean" },
       enable: { type: "boolean" },
+      "disable-2fa": { type: "boolean" },
+      "reset-password": { type: "boolean" },
     });
     const [action, name] = positionals;
     const needName = () => {
@@ -95,14 +97,17 @@ export const accountsCommand: Command = {
           confirm: values.confirm,
           approve: values.approve,
           disabled: values.disable ? true : values.enable ? false : undefined,
+          disableTwoFactor: values["disable-2fa"],
+          resetPassword: values["reset-password"],
         };
+        let password: string | null = null;
         await run(() =>
           withRuntime(async (rt) => {
             const roleId = values.role === undefined ? undefined : await roleIdOf(rt, values.role);
-            await modifyUser(rt, needName(), { ...changes, roleId });
+            ({ password } = await modifyUser(rt, needName(), { ...changes, roleId }));
           }),
         );
-        console.log(`Updated @${name}.`);
+        console.log(`Updated @${name}.${password ? ` New password: ${password}` : ""}`);
         return;
       }
       case "role": {

@@ -24,7 +24,7 @@ export function renderAdminAccount(rt: Runtime, { row: r, account, role, ips }: 
     suspended: r.suspended_at !== null,
     sensitized: r.sensitized_at !== null,
     created_by_application_id: r.created_by_application_id,
-    invited_by_account_id: null,
+    invited_by_account_id: r.invited_by_account_id ?? null,
     account: account ? renderAccountView(rt, account) : null,
   };
 }

@@ -115,7 +115,7 @@ export function instanceV1Entity(rt: Runtime, facts: InstanceFacts) {
     languages: config.site.languages,
     registrations: reg.enabled,
     approval_required: reg.approval_required,
-    invites_enabled: false,
+    invites_enabled: facts.invitesEnabled,
     configuration: { accounts: { max_featured_tags: config.limits.featuredTags }, ...limitsOf(rt) },
     contact_account: contact(rt, facts),
     rules: facts.rules.map(renderRule),

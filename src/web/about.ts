@@ -35,6 +35,7 @@ aboutPages.get("/about", async (c) => {
       html`<h1>${rt.config.site.title}</h1>
 ${await serverFacts(rt, lang)}
 ${about ? html`<section>${raw(markdownToHtml(about.text))}</section>` : ""}
+${rt.config.registrations.mode !== "none" ? html`<p><a href="/auth/sign_up">${t.signUp}</a></p>` : ""}
 <p class="muted"><a href="/">${t.title}</a> · <a href="/privacy-policy">${t.privacy}</a></p>`,
       rt.config.site.title,
       { locale: lang.locale },

@@ -18,6 +18,15 @@ confirmationPages.get("/auth/confirmation", async (c) => {
   }
   // Sign-ups made in an app go back to it, as Mastodon's `redirect_to_app` links do.
   if (confirmed.appRedirectUri && truthy(c.req.query("redirect_to_app"))) return c.redirect(confirmed.appRedirectUri);
+  if (confirmed.emailChanged) {
+    return c.html(
+      messagePage({
+        site,
+        title: "Email address changed",
+        message: "Your new email address is confirmed: sign in with it from now on.",
+      }),
+    );
+  }
   const message = confirmed.approved
     ? "Your email address is confirmed. You can now sign in from your app."
     : "Your email address is confirmed. A moderator still has to approve your account; you will be able to sign in once they have.";

@@ -16,16 +16,19 @@ import {
   missingParameter,
   OAuthError,
 } from "../services/auth/oauth.ts";
-import {
-  checkPassword,
-  createSession,
-  endSession,
-  type SessionUser,
-  TooManyAttempts,
-} from "../services/auth/sessions.ts";
+import { checkPassword, endSession, type SessionUser, TooManyAttempts } from "../services/auth/sessions.ts";
+import { askSecondFactor } from "./account/two_factor_sign_in.ts";
 import { type Language, pickLanguage } from "./i18n.ts";
 import { codePage, consentPage, formPostPage, messagePage, signInPage } from "./oauth_pages.ts";
-import { clearSessionCookie, csrfToken, sessionToken, setSessionCookie, validCsrf, webUser } from "./session.ts";
+import {
+  beginSession,
+  clearSessionCookie,
+  csrfToken,
+  safeReturn,
+  sessionToken,
+  validCsrf,
+  webUser,
+} from "./session.ts";
 
 export const oauthPages = router();
 
@@ -172,14 +175,10 @@ async function handle(c: Ctx, lang: Language, run: () => Promise<Response>): Pro
   }
 }
 
-/** Only paths of this server may be returned to after signing in. */
-function safeReturn(value: unknown): string {
-  return typeof value === "string" && /^\/(?![/\\])/.test(value) ? value : "/";
-}
-
-async function showSignIn(c: Ctx, lang: Language, returnTo: string, email?: string, error?: string) {
-  const site = c.get("rt").config.site.title;
-  return signInPage({ site, lang, csrf: await csrfToken(c), returnTo, email, error });
+export async function showSignIn(c: Ctx, lang: Language, returnTo: string, email?: string, error?: string) {
+  const rt = c.get("rt");
+  const signUp = rt.config.registrations.mode !== "none";
+  return signInPage({ site: rt.config.site.title, lang, csrf: await csrfToken(c), returnTo, email, error, signUp });
 }
 
 oauthPages.get("/oauth/authorize", async (c) => {
@@ -266,14 +265,8 @@ oauthPages.post("/auth/sign_in", async (c) => {
     return again(t.throttled, 429);
   }
   if (!user) return again(t.invalid, 401);
-  // A new session for every sign-in; the one this browser had (a forced sign-in) ends.
-  const previous = await sessionToken(c);
-  if (previous) await endSession(c.get("rt"), previous);
-  const token = await createSession(c.get("rt"), user.id, {
-    ip: clientIp(c),
-    userAgent: c.req.header("user-agent") ?? null,
-  });
-  await setSessionCookie(c, token);
+  if (user.otpEnabled) return askSecondFactor(c, lang, user.id, returnTo);
+  await beginSession(c, user.id);
   return c.redirect(returnTo, 303);
 });
 

@@ -9,7 +9,7 @@ export interface FormFields {
   [name: string]: string;
 }
 
-const hidden = (fields: FormFields) =>
+export const hidden = (fields: FormFields) =>
   Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
 
 /** A scope in plain words: its own sentence, or the pattern of its family (`read:lists` → "See your lists"). */
@@ -37,8 +37,12 @@ export function signInPage(o: {
   returnTo: string;
   email?: string;
   error?: string;
+  /** Whether to offer to create an account. */
+  signUp: boolean;
 }) {
   const t = o.lang.t.signIn;
+  const links = o.lang.t.account.links;
+  const lang = new URLSearchParams({ lang: o.lang.locale });
   return page(
     t.title,
     html`<h1>${t.title}</h1>
@@ -50,7 +54,9 @@ ${o.error ? html`<p class="error" role="alert">${o.error}</p>` : ""}
   <label for="password">${t.password}</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required>
   <div class="actions"><button class="primary" type="submit">${t.submit}</button></div>
-</form>`,
+</form>
+<p><a href="/auth/password/new?${lang}">${links.forgot}</a></p>
+${o.signUp ? html`<p><a href="/auth/sign_up?${lang}">${links.signUp}</a></p>` : ""}`,
     o.site,
     { locale: o.lang.locale },
   );

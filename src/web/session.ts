@@ -4,12 +4,15 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { deleteCookie, getCookie, getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
 import { randomToken } from "../domain/secrets.ts";
-import type { Ctx } from "../http/hono.ts";
-import { SESSION_DAYS, type SessionUser, sessionUser } from "../services/auth/sessions.ts";
+import { type Ctx, clientIp } from "../http/hono.ts";
+import { createSession, endSession, SESSION_DAYS, type SessionUser, sessionUser } from "../services/auth/sessions.ts";
 
 const SESSION = "_rookery_session";
 // The browser's own secret, to bind the forms shown before there is a session (the sign-in form).
 const BROWSER = "_rookery_browser";
+// Between the password and the second factor: whose sign-in it is, signed, for a few minutes.
+const PENDING = "_rookery_two_factor";
+const PENDING_MS = 10 * 60_000;
 
 function cookieOptions(c: Ctx, maxAge?: number) {
   return {
@@ -27,6 +30,36 @@ export async function setSessionCookie(c: Ctx, token: string): Promise<void> {
 
 export function clearSessionCookie(c: Ctx): void {
   deleteCookie(c, SESSION, cookieOptions(c));
+}
+
+/** Only paths of this server may be returned to after signing in. */
+export function safeReturn(value: unknown): string {
+  return typeof value === "string" && /^\/(?![/\\])/.test(value) ? value : "/";
+}
+
+/** Signs the browser in as `userId`: a new session, and the one it had (a forced sign-in) ends. */
+export async function beginSession(c: Ctx, userId: string): Promise<void> {
+  const previous = await sessionToken(c);
+  if (previous) await endSession(c.get("rt"), previous);
+  const token = await createSession(c.get("rt"), userId, {
+    ip: clientIp(c),
+    userAgent: c.req.header("user-agent") ?? null,
+  });
+  await setSessionCookie(c, token);
+  deleteCookie(c, PENDING, cookieOptions(c));
+}
+
+/** Remembers that `userId` gave the right password and has yet to give a second factor. */
+export async function setPendingSignIn(c: Ctx, userId: string): Promise<void> {
+  const value = `${userId}.${Date.now() + PENDING_MS}`;
+  await setSignedCookie(c, PENDING, value, c.get("rt").config.secretKeyBase, cookieOptions(c, PENDING_MS / 1000));
+}
+
+/** The user whose sign-in waits for a second factor in this browser, or null (none, or too old). */
+export async function pendingSignIn(c: Ctx): Promise<string | null> {
+  const value = await getSignedCookie(c, c.get("rt").config.secretKeyBase, PENDING);
+  const [userId, expires] = (value || "").split(".");
+  return userId && Number(expires) > Date.now() ? userId : null;
 }
 
 /** The session token of a request, when its cookie carries a valid signature. */

@@ -24,6 +24,7 @@ const signUpSchema = z.object({
   locale: zText(),
   reason: zText(),
   date_of_birth: zText(),
+  invite_code: zText(),
 });
 
 accounts.post("/api/v1/accounts", requireToken("write:accounts"), async (c) => {
@@ -41,6 +42,7 @@ accounts.post("/api/v1/accounts", requireToken("write:accounts"), async (c) => {
       locale: p.locale,
       reason: p.reason,
       dateOfBirth: p.date_of_birth,
+      inviteCode: p.invite_code,
     },
     clientIp(c),
   );

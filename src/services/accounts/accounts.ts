@@ -29,6 +29,7 @@ export interface NewLocalUser {
   ip?: string | null;
   dateOfBirth?: string | null;
   createdByApplicationId?: string | null;
+  inviteId?: string | null;
   /** Runs inside the creating transaction (to queue the confirmation mail and issue a token with it). */
   afterCreate?: (trx: Db, userId: string) => Promise<void>;
 }
@@ -83,6 +84,7 @@ export async function createLocalUser(rt: Runtime, input: NewLocalUser): Promise
               sign_up_ip: input.ip ?? null,
               date_of_birth: input.dateOfBirth ?? null,
               created_by_application_id: input.createdByApplicationId ?? null,
+              invite_id: input.inviteId ?? null,
               created_at: now,
             },
           ),

@@ -34,7 +34,7 @@ export async function queueConfirmation(
   const token = randomToken();
   await trx
     .updateTable("users")
-    .set({ email: user.email, confirmation_token_hash: sha256(token), updated_at: new Date() })
+    .set({ email: user.email, unconfirmed_email: null, confirmation_token_hash: sha256(token), updated_at: new Date() })
     .where("id", "=", user.id)
     .execute();
   await queueMail(rt, trx, confirmationMail(rt, user.email, token, user.fromApp));
@@ -43,31 +43,56 @@ export async function queueConfirmation(
 export interface Confirmed {
   /** Whether the user may use the server now, or still waits for a moderator. */
   approved: boolean;
+  /** Whether the link confirmed a new address of an account (settings), rather than a sign-up's. */
+  emailChanged: boolean;
   /** Where to send the browser afterwards when it asked to go back to the app, if anywhere. */
   appRedirectUri: string | null;
 }
 
-/** Confirms the address behind a link's token; null when the token is unknown or used. */
+/**
+ * Confirms the address behind a link's token: a sign-up's, or the new address an account asked to
+ * change to, which becomes its address. Null when the token is unknown or used, or when the new
+ * address was taken by someone else meanwhile.
+ */
 export async function confirmEmail(rt: Runtime, token: string): Promise<Confirmed | null> {
+  const user = await rt.db
+    .selectFrom("users")
+    .select(["id", "account_id", "approved", "created_by_application_id", "confirmed_at", "unconfirmed_email"])
+    .where("confirmation_token_hash", "=", sha256(token))
+    .executeTakeFirst();
+  if (!user) return null;
+  const newEmail = user.unconfirmed_email;
+  if (newEmail && (await emailAddressError(rt, newEmail, user.id))) return null;
+  const now = new Date();
   const confirmed = await rt.db
     .updateTable("users")
-    .set({ confirmed_at: new Date(), confirmation_token_hash: null, updated_at: new Date() })
+    .set({
+      confirmed_at: user.confirmed_at ?? now,
+      ...(newEmail ? { email: newEmail } : {}),
+      unconfirmed_email: null,
+      confirmation_token_hash: null,
+      updated_at: now,
+    })
+    .where("id", "=", user.id)
     .where("confirmation_token_hash", "=", sha256(token))
-    .returning(["account_id", "approved", "created_by_application_id"])
     .executeTakeFirst();
-  if (!confirmed) return null;
+  if (Number(confirmed.numUpdatedRows) === 0) return null;
   await invalidateAuth(rt);
-  await notifyStaff(rt, { fromAccountId: confirmed.account_id, type: "admin.sign_up" });
-  const app = confirmed.created_by_application_id
+  if (!user.confirmed_at) await notifyStaff(rt, { fromAccountId: user.account_id, type: "admin.sign_up" });
+  const app = user.created_by_application_id
     ? await rt.db
         .selectFrom("oauth_applications")
         .select("redirect_uris")
-        .where("id", "=", confirmed.created_by_application_id)
+        .where("id", "=", user.created_by_application_id)
         .executeTakeFirst()
     : undefined;
   // Mastodon sends the browser to the app's first redirect URI; "oob" leads nowhere.
   const first = app?.redirect_uris[0];
-  return { approved: confirmed.approved, appRedirectUri: first && first !== OOB ? first : null };
+  return {
+    approved: user.approved,
+    emailChanged: newEmail !== null,
+    appRedirectUri: first && first !== OOB ? first : null,
+  };
 }
 
 /**

@@ -176,7 +176,10 @@ export async function clientCredentialsGrant(rt: Runtime, app: Application, scop
   return issueToken(rt, { applicationId: app.id, userId: null, scopes: grantableScopes(scope, app) });
 }
 
-/** The password grant: `username` is the email address, as in Mastodon. */
+/**
+ * The password grant: `username` is the email address, as in Mastodon. An account with two-factor
+ * sign-in gets no token this way (Mastodon's Doorkeeper finds no resource owner: invalid_grant).
+ */
 export async function passwordGrant(
   rt: Runtime,
   app: Application,
@@ -184,7 +187,7 @@ export async function passwordGrant(
 ) {
   const user =
     input.username && input.password ? await checkPassword(rt, input.username, input.password, input.ip) : null;
-  if (!user) throw new OAuthError("invalid_grant");
+  if (!user || user.otpEnabled) throw new OAuthError("invalid_grant");
   return issueToken(rt, { applicationId: app.id, userId: user.id, scopes: grantableScopes(input.scope, app) });
 }
 

@@ -2,6 +2,8 @@
 // Sign-in attempts are counted in the database (rate_limits) rather than in memory, so that every
 // process of a scaled-out server shares the counts and a restart does not reset them; a fixed window
 // is all the precision a brute-force guard needs.
+
+import { describeDevice } from "../../domain/devices.ts";
 import { ApiError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { UserRole } from "../../domain/roles.ts";
@@ -10,6 +12,7 @@ import type { Runtime } from "../../runtime.ts";
 import { ipSeverity } from "../moderation/ip_blocks.ts";
 import { addressBucket, clear, hit, type LimitState } from "../rate_limits.ts";
 import { roleOf } from "../roles/lookup.ts";
+import { recordSignInPlace } from "./sign_in_places.ts";
 
 export interface SessionUser {
   id: string;
@@ -20,6 +23,11 @@ export interface SessionUser {
   disabled: boolean;
   suspended: boolean;
   role: UserRole;
+  /** Whether signing in asks for a second factor (src/services/auth/two_factor.ts). */
+  otpEnabled: boolean;
+  locale: string | null;
+  /** The web session the user came with, when they came with one. */
+  sessionId: string | null;
 }
 
 export class TooManyAttempts extends Error {
@@ -66,6 +74,8 @@ function userQuery(rt: Runtime) {
       "u.approved",
       "u.disabled",
       "u.role_id",
+      "u.otp_enabled",
+      "u.locale",
       "a.suspended_at",
     ]);
 }
@@ -73,6 +83,7 @@ function userQuery(rt: Runtime) {
 async function toSessionUser(
   rt: Runtime,
   row: Awaited<ReturnType<ReturnType<typeof userQuery>["executeTakeFirstOrThrow"]>>,
+  sessionId: string | null = null,
 ): Promise<SessionUser> {
   return {
     id: row.id,
@@ -83,6 +94,9 @@ async function toSessionUser(
     disabled: row.disabled,
     suspended: row.suspended_at !== null,
     role: await roleOf(rt, row.role_id),
+    otpEnabled: row.otp_enabled,
+    locale: row.locale,
+    sessionId,
   };
 }
 
@@ -117,7 +131,10 @@ export async function checkPassword(
   return toSessionUser(rt, row);
 }
 
-/** Opens a web session; returns its token (only a hash is kept). The user's stale sessions go. */
+/**
+ * Opens a web session; returns its token (only a hash is kept). The user's stale sessions go, and a
+ * sign-in from a new address or device is told to the user by mail.
+ */
 export async function createSession(
   rt: Runtime,
   userId: string,
@@ -144,6 +161,7 @@ export async function createSession(
       })
       .execute();
     await trx.updateTable("users").set({ current_sign_in_at: now }).where("id", "=", userId).execute();
+    await recordSignInPlace(rt, trx, userId, { ip: meta.ip, device: describeDevice(meta.userAgent), at: now });
   });
   return token;
 }
@@ -165,7 +183,7 @@ export async function sessionUser(rt: Runtime, token: string): Promise<SessionUs
       .where("id", "=", row.sessionId)
       .execute();
   }
-  return toSessionUser(rt, row);
+  return toSessionUser(rt, row, row.sessionId);
 }
 
 /** Signs a session out; its cookie stops working at once. */

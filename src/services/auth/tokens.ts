@@ -1,4 +1,5 @@
 // Access tokens. They never expire; revoking one takes effect in every process at once.
+import type { Db } from "../../db/index.ts";
 import { newId } from "../../domain/ids.ts";
 import { randomToken, sha256 } from "../../domain/secrets.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -47,4 +48,21 @@ export async function revokeTokenById(rt: Runtime, id: string): Promise<void> {
     await trx.deleteFrom("push_subscriptions").where("access_token_id", "=", id).execute();
   });
   await invalidateAuth(rt);
+}
+
+/**
+ * Revokes every live token of a user (of one app, when given), and their push subscriptions, in the
+ * caller's transaction; the caller calls invalidateAuth once it has committed.
+ */
+export async function revokeUserTokens(db: Db, userId: string, applicationId?: string): Promise<void> {
+  let tokens = db
+    .selectFrom("oauth_access_tokens")
+    .select("id")
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null);
+  if (applicationId) tokens = tokens.where("application_id", "=", applicationId);
+  const ids = (await tokens.execute()).map((t) => t.id);
+  if (ids.length === 0) return;
+  await db.updateTable("oauth_access_tokens").set({ revoked_at: new Date() }).where("id", "in", ids).execute();
+  await db.deleteFrom("push_subscriptions").where("access_token_id", "in", ids).execute();
 }

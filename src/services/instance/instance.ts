@@ -1,11 +1,12 @@
 // What the server says about itself: its numbers (users, posts, weekly activity), the domains it
 // knows, and whom to contact; and all that the Instance entities show besides configuration.
 import { idFloor } from "../../domain/ids.ts";
-import { OWNER_ID } from "../../domain/roles.ts";
+import { can, OWNER_ID } from "../../domain/roles.ts";
 import type { Runtime } from "../../runtime.ts";
 import { loadAccountView } from "../accounts/views.ts";
 import { isoWeek } from "../auth/authenticate.ts";
 import { vapidKeys } from "../push/vapid.ts";
+import { roleOf } from "../roles/lookup.ts";
 import { rules } from "./rules.ts";
 
 const count = (n: unknown) => Number(n ?? 0);
@@ -124,15 +125,24 @@ async function contactAccountId(rt: Runtime): Promise<string | null> {
 
 /** What the Instance entities (v1 and v2) show besides configuration, loaded together. */
 export async function instanceFacts(rt: Runtime) {
-  const [numbers, activeMonth, contactId, ruleRows, vapid] = await Promise.all([
+  const [numbers, activeMonth, contactId, ruleRows, vapid, everyone] = await Promise.all([
     stats(rt),
     activeUsers(rt, 30),
     contactAccountId(rt),
     rules(rt),
     vapidKeys(rt),
+    roleOf(rt, null),
   ]);
   const contact = contactId ? await loadAccountView(rt, contactId) : null;
-  return { stats: numbers, activeMonth, contact, rules: ruleRows, vapidPublicKey: vapid.publicKey };
+  return {
+    stats: numbers,
+    activeMonth,
+    contact,
+    rules: ruleRows,
+    vapidPublicKey: vapid.publicKey,
+    // Mastodon's `invites_enabled`: whether every member may make invite links.
+    invitesEnabled: can(everyone, "inviteUsers"),
+  };
 }
 
 export type InstanceFacts = Awaited<ReturnType<typeof instanceFacts>>;

@@ -81,8 +81,17 @@ export async function findAccounts(
     const ids = f.roleIds.filter(isId);
     q = ids.length ? q.where("u.role_id", "in", ids) : q.where(sql<boolean>`1 = 0`);
   }
-  // Nobody here was invited: invitations do not exist yet.
-  if (f.invitedBy !== undefined) q = q.where(sql<boolean>`1 = 0`);
+  if (f.invitedBy !== undefined) {
+    // An account id that cannot exist finds nobody.
+    const invitedBy = isId(f.invitedBy) ? f.invitedBy : "0";
+    q = q.where("u.invite_id", "in", (eb) =>
+      eb
+        .selectFrom("invites as i")
+        .innerJoin("users as iu", "iu.id", "i.user_id")
+        .select("i.id")
+        .where("iu.account_id", "=", invitedBy),
+    );
+  }
   if (f.username) q = q.where(startsWith("a.username", f.username.trim()));
   if (f.displayName) q = q.where(contains("a.display_name", f.displayName.trim()));
   if (f.byDomain) q = q.where(contains("a.domain", f.byDomain.trim()));

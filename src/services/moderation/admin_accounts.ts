@@ -1,13 +1,17 @@
-// What operators do to local accounts from the command line: create, approve, change, delete.
+// What operators do to local accounts from the command line: create, approve, change, delete. Deleting
+// is also what a member does to their own account on the settings page.
 import { isEmailAddress } from "../../domain/emails.ts";
 import { ApiError, notFound } from "../../domain/errors.ts";
-import { randomToken } from "../../domain/secrets.ts";
+import { hashPassword, randomToken } from "../../domain/secrets.ts";
 import { USERNAME_FORMAT, USERNAME_MAX_LENGTH } from "../../domain/usernames.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { createLocalUser } from "../accounts/accounts.ts";
 import { queueConfirmation } from "../accounts/email_confirmation.ts";
 import { invalidateAuth } from "../auth/authenticate.ts";
+import { revokeUserTokens } from "../auth/tokens.ts";
+import { disableTwoFactor } from "../auth/two_factor.ts";
+import { endOtherSessions } from "../auth/user_sessions.ts";
 
 /**
  * An account made by the operator, with a generated password. Reserved names and email provider
@@ -51,24 +55,44 @@ export interface UserChanges {
   confirm?: boolean;
   approve?: boolean;
   disabled?: boolean;
+  /** Turns two-factor sign-in off (a member who lost their device and recovery codes). */
+  disableTwoFactor?: boolean;
+  /** Sets a new random password, which is returned; every session and token of the user ends. */
+  resetPassword?: boolean;
 }
 
-export async function modifyUser(rt: Runtime, username: string, changes: UserChanges): Promise<void> {
+/** Changes a user; returns the new password when one was asked for. */
+export async function modifyUser(
+  rt: Runtime,
+  username: string,
+  changes: UserChanges,
+): Promise<{ password: string | null }> {
   const user = await userOf(rt, username);
   const now = new Date();
-  await rt.db
-    .updateTable("users")
-    .set({
-      ...(changes.roleId !== undefined ? { role_id: changes.roleId } : {}),
-      ...(changes.confirm ? { confirmed_at: now, confirmation_token_hash: null } : {}),
-      ...(changes.approve ? { approved: true } : {}),
-      ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),
-      updated_at: now,
-    })
-    .where("id", "=", user.id)
-    .execute();
+  const password = changes.resetPassword ? randomToken(18) : null;
+  const passwordHash = password ? await hashPassword(password) : null;
+  await rt.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("users")
+      .set({
+        ...(changes.roleId !== undefined ? { role_id: changes.roleId } : {}),
+        ...(changes.confirm ? { confirmed_at: now, confirmation_token_hash: null } : {}),
+        ...(changes.approve ? { approved: true } : {}),
+        ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),
+        ...(passwordHash ? { password_hash: passwordHash, reset_password_token_hash: null } : {}),
+        updated_at: now,
+      })
+      .where("id", "=", user.id)
+      .execute();
+    if (passwordHash) {
+      await endOtherSessions(trx, user.id, null);
+      await revokeUserTokens(trx, user.id);
+    }
+  });
+  if (changes.disableTwoFactor) await disableTwoFactor(rt, user.id, null);
   await invalidateAuth(rt);
   await publishEvent(rt, "account.changed", { id: user.account_id });
+  return { password };
 }
 
 export async function listUsers(rt: Runtime) {
@@ -107,12 +131,8 @@ export async function deleteLocalAccount(rt: Runtime, username: string): Promise
       .where("suspended_at", "is", null)
       .execute();
     await trx.updateTable("users").set({ disabled: true, updated_at: now }).where("id", "=", user.id).execute();
-    await trx
-      .updateTable("oauth_access_tokens")
-      .set({ revoked_at: now })
-      .where("user_id", "=", user.id)
-      .where("revoked_at", "is", null)
-      .execute();
+    await revokeUserTokens(trx, user.id);
+    await endOtherSessions(trx, user.id, null);
     await rt.queue.enqueue("accounts.purge", { accountId: user.account_id, now: true }, {}, trx);
   });
   await invalidateAuth(rt);

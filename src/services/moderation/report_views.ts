@@ -51,6 +51,13 @@ function adminAccountRows(rt: Runtime, ids: string[]) {
       "u.approved",
       "u.disabled",
       "u.created_by_application_id",
+      (eb) =>
+        eb
+          .selectFrom("invites as i")
+          .innerJoin("users as iu", "iu.id", "i.user_id")
+          .select("iu.account_id")
+          .whereRef("i.id", "=", "u.invite_id")
+          .as("invited_by_account_id"),
     ])
     .where("a.id", "in", ids)
     .execute();

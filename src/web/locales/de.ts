@@ -1,6 +1,7 @@
 // The words of the web pages in German.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { accountDe } from "./account/de.ts";
 import { adminDe } from "./admin/de.ts";
 import type { Messages } from "./en.ts";
 
@@ -79,6 +80,7 @@ export const de: Messages = {
     ip_blocks: "gesperrten IP-Adressen",
   },
   admin: adminDe,
+  account: accountDe,
   publicPages: {
     posts: "Beiträge",
     following: "Folgt",

@@ -2,6 +2,7 @@
 import { html } from "hono/html";
 import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
 import type { Html } from "../layout.ts";
+import { accountEn } from "./account/en.ts";
 import { adminEn } from "./admin/en.ts";
 
 export const en = {
@@ -79,6 +80,7 @@ export const en = {
     ip_blocks: "blocked IP addresses",
   },
   admin: adminEn,
+  account: accountEn,
   /** The public profile and post pages. */
   publicPages: {
     posts: "Posts",

@@ -1,6 +1,7 @@
 // The words of the web pages in Spanish.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { accountEs } from "./account/es.ts";
 import { adminEs } from "./admin/es.ts";
 import type { Messages } from "./en.ts";
 
@@ -79,6 +80,7 @@ export const es: Messages = {
     ip_blocks: "direcciones IP bloqueadas",
   },
   admin: adminEs,
+  account: accountEs,
   publicPages: {
     posts: "Publicaciones",
     following: "Siguiendo",

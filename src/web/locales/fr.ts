@@ -1,6 +1,7 @@
 // The words of the web pages in French.
 import { html } from "hono/html";
 import type { Html } from "../layout.ts";
+import { accountFr } from "./account/fr.ts";
 import { adminFr } from "./admin/fr.ts";
 import type { Messages } from "./en.ts";
 
@@ -80,6 +81,7 @@ export const fr: Messages = {
     ip_blocks: "adresses IP bloquées",
   },
   admin: adminFr,
+  account: accountFr,
   publicPages: {
     posts: "Messages",
     following: "Abonnements",
