@@ -7,6 +7,8 @@ import { adminPages } from "../web/admin/pages.ts";
 import { confirmationPages } from "../web/confirmation.ts";
 import { oauthPages } from "../web/oauth.ts";
 import { publicPages } from "../web/public_pages/routes.ts";
+import { exportPages } from "../web/settings_export.ts";
+import { importPages } from "../web/settings_import.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
 import { accounts } from "./v1/accounts.ts";
@@ -78,6 +80,8 @@ export const routers: Hono<AppEnv>[] = [
   confirmationPages,
   aboutPages,
   adminPages,
+  exportPages,
+  importPages,
   apps,
   credentials,
   accountStatusesApi,

@@ -9,6 +9,7 @@ import { cleanupMedia } from "../services/media/cleanup.ts";
 import { processPendingMedia } from "../services/media/upload.ts";
 import { purgeAccount } from "../services/moderation/account_purge.ts";
 import { streamNotification } from "../services/notifications/create.ts";
+import { pruneImport, runImportChunk } from "../services/portability/imports.ts";
 import { expirePoll } from "../services/statuses/polls.ts";
 import { publishScheduled } from "../services/statuses/scheduled.ts";
 import { notifyBoosters, notifyMentioned, notifySubscribers } from "../services/statuses/side_effects.ts";
@@ -40,6 +41,8 @@ const handlers: Handlers = {
   "federation.deliver": deliver,
   "accounts.purge": purgeAccount,
   "announcements.publish": publishScheduledAnnouncement,
+  "imports.rows": runImportChunk,
+  "imports.prune": pruneImport,
 };
 
 /** Every job type with a handler (the run-twice test covers each of them). */

@@ -3,6 +3,7 @@ import { html } from "hono/html";
 import type { Html } from "../layout.ts";
 import { adminDe } from "./admin/de.ts";
 import type { Messages } from "./en.ts";
+import { portabilityDe } from "./portability/de.ts";
 
 export const de: Messages = {
   signIn: {
@@ -79,6 +80,7 @@ export const de: Messages = {
     ip_blocks: "gesperrten IP-Adressen",
   },
   admin: adminDe,
+  portability: portabilityDe,
   publicPages: {
     posts: "Beiträge",
     following: "Folgt",

@@ -3,6 +3,7 @@ import { html } from "hono/html";
 import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
 import type { Html } from "../layout.ts";
 import { adminEn } from "./admin/en.ts";
+import { portabilityEn } from "./portability/en.ts";
 
 export const en = {
   signIn: {
@@ -79,6 +80,7 @@ export const en = {
     ip_blocks: "blocked IP addresses",
   },
   admin: adminEn,
+  portability: portabilityEn,
   /** The public profile and post pages. */
   publicPages: {
     posts: "Posts",

@@ -3,6 +3,7 @@ import { html } from "hono/html";
 import type { Html } from "../layout.ts";
 import { adminEs } from "./admin/es.ts";
 import type { Messages } from "./en.ts";
+import { portabilityEs } from "./portability/es.ts";
 
 export const es: Messages = {
   signIn: {
@@ -79,6 +80,7 @@ export const es: Messages = {
     ip_blocks: "direcciones IP bloqueadas",
   },
   admin: adminEs,
+  portability: portabilityEs,
   publicPages: {
     posts: "Publicaciones",
     following: "Siguiendo",

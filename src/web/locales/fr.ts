@@ -3,6 +3,7 @@ import { html } from "hono/html";
 import type { Html } from "../layout.ts";
 import { adminFr } from "./admin/fr.ts";
 import type { Messages } from "./en.ts";
+import { portabilityFr } from "./portability/fr.ts";
 
 export const fr: Messages = {
   signIn: {
@@ -80,6 +81,7 @@ export const fr: Messages = {
     ip_blocks: "adresses IP bloquées",
   },
   admin: adminFr,
+  portability: portabilityFr,
   publicPages: {
     posts: "Messages",
     following: "Abonnements",
