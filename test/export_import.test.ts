@@ -2,11 +2,15 @@
 // writes them, and /settings/import reading Mastodon's files (with or without their header rows),
 // merging or overwriting, resolving accounts of other servers, and listing the rows that failed.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { promisify } from "node:util";
 import { type Browser, formFields, signInToAdmin } from "./browser.ts";
 import { block, follow, mute, post } from "./fixtures.ts";
 import { type RemoteServer, startRemoteServer } from "./remote_actors.ts";
-import { startServer, type TestServer, type TestUser } from "./rig.ts";
+import { dialectUnderTest, startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
 let remote: RemoteServer;
@@ -302,4 +306,37 @@ test("a form without the session's CSRF token is refused", async () => {
     .where("account_id", "=", alice.accountId)
     .execute();
   assert.equal(stored.length, 0);
+});
+
+// The command runs as an operator runs it, on the test server's SQLite file (the PostgreSQL pass
+// has no way to name the test server's schema to another process).
+test("rookery accounts import and export, on the same services", { skip: dialectUnderTest !== "sqlite" }, async () => {
+  const alice = await server.user(`alice${++made}`);
+  const [bob, carol] = [await server.user(`bob${++made}`), await server.user(`carol${++made}`)];
+  await follow(server, alice, carol);
+  const env = {
+    ...process.env,
+    DATA_DIR: server.rt.config.dataDir,
+    DATABASE_URL: server.rt.config.databaseUrl,
+    LOCAL_DOMAIN: here,
+    LOG_LEVEL: "warn",
+  };
+  const rookery = (...args: string[]) => promisify(execFile)(process.execPath, ["src/main.ts", ...args], { env });
+  const file = join(server.rt.config.dataDir, "follows.csv");
+  writeFileSync(
+    file,
+    `Account address,Show boosts,Notify on new posts,Languages\n${bob.username}@${here},true,true,\nghost@${here},true,false,\n`,
+  );
+  const imported = await rookery("accounts", "import", alice.username, "--type", "following", file, "--overwrite");
+  assert.match(imported.stdout, /Imported 1 of 2 rows; 1 failed\./);
+  assert.match(imported.stderr, new RegExp(`row 2\tghost@${here.replace(/\./g, "\\.")}\tNo account ghost@`));
+  assert.deepEqual(await followingAccts(alice), [bob.username]);
+  const exported = await rookery("accounts", "export", alice.username, "--type", "following");
+  assert.equal(
+    exported.stdout,
+    `Account address,Show boosts,Notify on new posts,Languages\n${bob.username}@${here},true,true,\n`,
+  );
+  await assert.rejects(rookery("accounts", "export", alice.username, "--type", "passwords"), (e: { stderr: string }) =>
+    /--type is one of: following, lists, blocks, mutes, domain_blocks, bookmarks/.test(e.stderr),
+  );
 });

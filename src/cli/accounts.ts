@@ -46,7 +46,7 @@ export const accountsCommand: Command = {
     "  rookery accounts list\n" +
     "  rookery accounts export NAME --type following|lists|blocks|mutes|domain_blocks|bookmarks > FILE.csv\n" +
     "  rookery accounts import NAME --type TYPE FILE.csv [--overwrite]",
-  summary: "Create, approve, change, delete, list, export and import local accounts",
+  summary: "Create, approve, change, delete and list local accounts",
   async run(args) {
     const { values, positionals } = parse(args, {
       email: { type: "string" },
