@@ -6,7 +6,7 @@
 import { normalizeDomain } from "../../domain/domain_names.ts";
 import { ApiError } from "../../domain/errors.ts";
 import type { Runtime } from "../../runtime.ts";
-import { lookupAccount } from "../accounts/accounts.ts";
+import { knownAccounts, lookupAccount } from "../accounts/accounts.ts";
 import { addMembers, createList, deleteList, listsOf, removeMembers } from "../feeds/lists.ts";
 import { block, unblock } from "../relationships/blocks.ts";
 import { follow, unfollow } from "../relationships/follows.ts";
@@ -21,8 +21,15 @@ export class RowFailure extends Error {}
 
 const text = (value: unknown) => (typeof value === "string" ? value : "");
 
-async function accountOf(rt: Runtime, acct: string): Promise<string> {
+/** The addresses a chunk's rows name that are known here, found at once rather than row by row. */
+export function knownAddresses(rt: Runtime, rows: ImportRowData[]): Promise<Map<string, string>> {
+  return knownAccounts(rt, rows.map((r) => text(r.acct)).filter(Boolean));
+}
+
+async function accountOf(rt: Runtime, acct: string, known: Map<string, string>): Promise<string> {
   if (!acct) throw new RowFailure("The account address is missing");
+  const id = known.get(acct);
+  if (id) return id;
   try {
     return (await lookupAccount(rt, acct)).id;
   } catch (error) {
@@ -55,13 +62,20 @@ async function listNamed(rt: Runtime, accountId: string, title: string): Promise
 
 /**
  * Applies one row for `accountId`; returns what it names (an account id, a domain, a status id, or
- * a list's title and an account id), which an overwrite keeps.
+ * a list's title and an account id), which an overwrite keeps. `known` holds the addresses
+ * knownAddresses found.
  */
-export async function applyRow(rt: Runtime, accountId: string, kind: ExportKind, data: ImportRowData) {
+export async function applyRow(
+  rt: Runtime,
+  accountId: string,
+  kind: ExportKind,
+  data: ImportRowData,
+  known: Map<string, string>,
+) {
   try {
     switch (kind) {
       case "following": {
-        const target = await accountOf(rt, text(data.acct));
+        const target = await accountOf(rt, text(data.acct), known);
         await follow(rt, accountId, target, {
           reblogs: data.show_reblogs === null || data.show_reblogs === undefined ? true : data.show_reblogs === true,
           notify: data.notify === true,
@@ -70,12 +84,12 @@ export async function applyRow(rt: Runtime, accountId: string, kind: ExportKind,
         return target;
       }
       case "blocks": {
-        const target = await accountOf(rt, text(data.acct));
+        const target = await accountOf(rt, text(data.acct), known);
         await block(rt, accountId, target);
         return target;
       }
       case "mutes": {
-        const target = await accountOf(rt, text(data.acct));
+        const target = await accountOf(rt, text(data.acct), known);
         await mute(rt, accountId, target, { notifications: data.hide_notifications !== false });
         return target;
       }
@@ -93,7 +107,7 @@ export async function applyRow(rt: Runtime, accountId: string, kind: ExportKind,
       case "lists": {
         const title = text(data.list_name);
         const listId = await listNamed(rt, accountId, title);
-        const target = await accountOf(rt, text(data.acct));
+        const target = await accountOf(rt, text(data.acct), known);
         if (target !== accountId) await follow(rt, accountId, target, {});
         const member = await rt.db
           .selectFrom("list_accounts")

@@ -13,7 +13,7 @@ import type { JobContext } from "../../jobs/queue.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { ExportKind } from "./exports.ts";
 import { readImportFile } from "./import_file.ts";
-import { applyRow, prunePage, RowFailure } from "./import_rows.ts";
+import { applyRow, knownAddresses, prunePage, RowFailure } from "./import_rows.ts";
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {
@@ -118,11 +118,15 @@ export async function runImportChunk(rt: Runtime, p: { importId: string; from: n
     .execute();
   if (rows.length === 0) return;
   const outcomes: { row: number; target: string | null; error: string | null }[] = [];
+  const known = await knownAddresses(
+    rt,
+    rows.map((r) => r.data),
+  );
   for (const row of rows) {
     try {
       outcomes.push({
         row: row.row_number,
-        target: await applyRow(rt, imp.account_id, imp.type as ExportKind, row.data),
+        target: await applyRow(rt, imp.account_id, imp.type as ExportKind, row.data, known),
         error: null,
       });
     } catch (error) {
