@@ -4,7 +4,7 @@
 // clients asking one after the other, as apps do). Accounts go in directly, in batches.
 // `npx node bench/import.ts` (SQLite); BENCH_ONLY=postgres for PostgreSQL.
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { idAt, newId } from "../src/domain/ids.ts";
@@ -14,7 +14,7 @@ import { localAccountRow, userRow } from "../src/services/accounts/account_row.t
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
 import { rebuildHomeFeed } from "../src/services/feeds/maintenance.ts";
-import { freePort, log, percentile, postgresDatabase, serverEnv, startRookery, stopRookery } from "./lib.ts";
+import { cpuMs, freePort, log, percentile, postgresDatabase, serverEnv, startRookery, stopRookery } from "./lib.ts";
 
 const ACCOUNTS = 10_000;
 /** Accounts the importer follows already, with posts in its home feed (the file names them again). */
@@ -197,6 +197,7 @@ async function measure(label: string, databaseUrl: string) {
       }
     };
     const t0 = performance.now();
+    const cpu0 = cpuMs(server.pid!);
     await upload(base, csv);
     const uploaded = performance.now() - t0;
     const clients = Promise.all(Array.from({ length: CLIENTS }, client));
@@ -214,6 +215,9 @@ async function measure(label: string, databaseUrl: string) {
       state = { state: row.state, processed: row.processed_rows, failed: row.failed_rows };
     }
     const duration = performance.now() - t0;
+    // The server's CPU time tells what the work costs whatever else the machine runs (the clients'
+    // requests are in it too).
+    const cpu = cpuMs(server.pid!) - cpu0;
     importing = false;
     await clients;
     const follows = await rt.db
@@ -222,7 +226,7 @@ async function measure(label: string, databaseUrl: string) {
       .executeTakeFirstOrThrow();
     log(
       `${label}: upload answered in ${Math.round(uploaded)} ms; ${state.processed} rows (${state.failed} failed) imported in ` +
-        `${(duration / 1000).toFixed(1)} s; ${follows.n} follows stored; home timeline meanwhile: ${latencies.length} requests, ` +
+        `${(duration / 1000).toFixed(1)} s (server CPU ${(cpu / 1000).toFixed(1)} s, load average ${loadavg()[0].toFixed(1)}); ${follows.n} follows stored; home timeline meanwhile: ${latencies.length} requests, ` +
         `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`,
     );
   } finally {
