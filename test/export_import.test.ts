@@ -3,12 +3,14 @@
 // merging or overwriting, resolving accounts of other servers, and listing the rows that failed.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { type Browser, formFields, signInToAdmin } from "./browser.ts";
 import { block, follow, mute, post } from "./fixtures.ts";
+import { png } from "./media_files.ts";
 import { type RemoteServer, startRemoteServer } from "./remote_actors.ts";
 import { dialectUnderTest, startServer, type TestServer, type TestUser } from "./rig.ts";
 
@@ -339,4 +341,98 @@ test("rookery accounts import and export, on the same services", { skip: dialect
   await assert.rejects(rookery("accounts", "export", alice.username, "--type", "passwords"), (e: { stderr: string }) =>
     /--type is one of: following, lists, blocks, mutes, domain_blocks, bookmarks/.test(e.stderr),
   );
+});
+
+/** The files of a zip and the JSON ones parsed, read with Python's zipfile. */
+async function unzip(bytes: Uint8Array): Promise<{ names: string[]; json: Record<string, any> }> {
+  const file = join(mkdtempSync(join(tmpdir(), "rookery-archive-")), "archive.zip");
+  writeFileSync(file, bytes);
+  const script =
+    "import json, sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\n" +
+    "print(json.dumps({'names': z.namelist(), 'json': {n: json.loads(z.read(n)) for n in z.namelist() if n.endswith('.json')}}))";
+  return JSON.parse((await promisify(execFile)("python3", ["-c", script, file])).stdout);
+}
+
+test("the archive: a zip of the outbox, actor, likes and bookmarks, once a week, for its owner only", async () => {
+  const { user: alice, browser } = await person("alice");
+  const bob = await server.user(`bob${++made}`);
+  const form = new FormData();
+  form.append("file", new Blob([new Uint8Array(await png())], { type: "image/png" }), "photo.png");
+  const media = await server.post("/api/v2/media", { token: alice.token, multipart: form });
+  assert.equal(media.status, 200, media.text);
+  const avatar = new FormData();
+  avatar.append("avatar", new Blob([new Uint8Array(await png(120, 120))], { type: "image/png" }), "me.png");
+  assert.equal(
+    (await server.patch("/api/v1/accounts/update_credentials", { token: alice.token, multipart: avatar })).status,
+    200,
+  );
+  const first = await post(server, alice, { status: "My first post", media_ids: [media.body.id] });
+  await post(server, alice, { status: "Unlisted too", visibility: "unlisted" });
+  await post(server, alice, { status: "Followers only", visibility: "private" });
+  const liked = await post(server, bob, "Worth a star");
+  assert.equal((await server.post(`/api/v1/statuses/${liked.id}/favourite`, { token: alice.token })).status, 200);
+  assert.equal((await server.post(`/api/v1/statuses/${liked.id}/bookmark`, { token: alice.token })).status, 200);
+
+  const asked = await browser.post(
+    "/settings/export/archive",
+    formFields((await browser.get("/settings/export")).text, "/settings/export/archive"),
+  );
+  assert.equal(asked.status, 303);
+  await server.settle();
+  const page = await browser.get("/settings/export");
+  const link = /href="(\/settings\/export\/archive\/\d+)"/.exec(page.text)?.[1];
+  assert.ok(link, page.text);
+  const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  const download = await fetch(`${server.url}${link}`, { headers: { cookie } });
+  assert.equal(download.status, 200);
+  assert.equal(download.headers.get("content-type"), "application/zip");
+  assert.match(download.headers.get("content-disposition")!, /^attachment; filename="archive-\d{14}\.zip"$/);
+  const zip = await unzip(new Uint8Array(await download.arrayBuffer()));
+  const files = zip.names.filter((n) => n.startsWith("media_attachments/files/"));
+  const avatarFile = zip.names.find((n) => n.startsWith("avatar."));
+  assert.equal(files.length, 1);
+  assert.ok(avatarFile);
+  assert.deepEqual(zip.names.filter((n) => !files.includes(n) && n !== avatarFile).sort(), [
+    "actor.json",
+    "bookmarks.json",
+    "likes.json",
+    "outbox.json",
+  ]);
+  assert.equal(zip.json["actor.json"].icon.url, avatarFile);
+  const outbox = zip.json["outbox.json"];
+  assert.deepEqual([outbox.id, outbox.type, outbox.totalItems], ["outbox.json", "OrderedCollection", 2]);
+  assert.deepEqual(
+    outbox.orderedItems.map((a: any) => [a.type, a.object.type, a.object.id]),
+    [
+      ["Create", "Note", first.uri],
+      ["Create", "Note", outbox.orderedItems[1].object.id],
+    ],
+  );
+  assert.match(outbox.orderedItems[0].object.content, /My first post/);
+  const attachment = [outbox.orderedItems[0].object.attachment].flat()[0];
+  assert.deepEqual([attachment.type, attachment.url], ["Document", files[0]]);
+  assert.equal(outbox.orderedItems[0].actor, zip.json["actor.json"].id);
+  assert.deepEqual([zip.json["actor.json"].type, zip.json["actor.json"].preferredUsername], ["Person", alice.username]);
+  assert.deepEqual(zip.json["likes.json"], {
+    "@context": "https://www.w3.org/ns/activitystreams",
+    type: "OrderedCollection",
+    id: "likes.json",
+    orderedItems: [liked.uri],
+  });
+  assert.deepEqual(zip.json["bookmarks.json"].orderedItems, [liked.uri]);
+
+  const again = await browser.post("/settings/export/archive", formFields(page.text, "/settings/export/archive"));
+  assert.equal(again.status, 422);
+  assert.match(again.text, /once every 7 days/);
+  const { browser: other } = await person("mallory");
+  assert.equal((await other.get(link)).status, 404);
+  assert.equal((await server.get(link)).status, 303);
+  const key = (
+    await server.rt.db
+      .selectFrom("archives")
+      .select("file_key")
+      .where("account_id", "=", alice.accountId)
+      .executeTakeFirstOrThrow()
+  ).file_key;
+  assert.equal((await server.get(`/system/${key}`)).status, 404);
 });

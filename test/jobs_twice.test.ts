@@ -12,6 +12,7 @@ import { dispatcher, jobTypes } from "../src/jobs/handlers.ts";
 import type { JobType } from "../src/jobs/queue.ts";
 import { addAnnouncement } from "../src/services/announcements/announcements.ts";
 import { restoreFeeds } from "../src/services/feeds/maintenance.ts";
+import { requestArchive } from "../src/services/portability/archive.ts";
 import { createImport } from "../src/services/portability/imports.ts";
 import { follow } from "./fixtures.ts";
 import { type PushService, Subscriber, startPushService } from "./push_receiver.ts";
@@ -288,6 +289,10 @@ const cases: Record<JobType, () => Promise<void>> = {
       fileName: "f.csv",
       bytes,
     });
+  },
+  async "archives.build"() {
+    // What "Request your archive" on /settings/export does; writer has posts by now.
+    await requestArchive(server.rt, writer.accountId);
   },
   async "imports.prune"() {
     // An overwrite: the importer's follow of booster, not in the file, is undone.

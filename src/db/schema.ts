@@ -838,6 +838,7 @@ export interface Database {
   actor_keys: ActorKeysTable;
   imports: ImportsTable;
   import_rows: ImportRowsTable;
+  archives: ArchivesTable;
 }
 
 /** A local actor's key pairs, as JWK JSON text (migration 0034). */
@@ -931,4 +932,16 @@ export interface ImportRowsTable {
   done: boolean;
   target: string | null;
   error: string | null;
+}
+
+/** An archive of an account (migration 0079); `file_key` is set once the job has stored it. */
+export interface ArchivesTable {
+  id: string;
+  account_id: string;
+  statuses_total: number;
+  statuses_done: number;
+  file_key: string | null;
+  file_size: string | null;
+  created_at: Date;
+  finished_at: Date | null;
 }

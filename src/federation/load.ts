@@ -30,6 +30,8 @@ export const deliver = onFirstUse("deliver");
 export const distribute = onFirstUse("distribute");
 export const runFedifyMessage = onFirstUse("runFedifyMessage");
 export const signingKey = onFirstUse("signingKey");
+export const archiveActor = onFirstUse("archiveActor");
+export const archiveCreates = onFirstUse("archiveCreates");
 
 /** What the runtime carries as `rt.remote`: the remote lookups, loading federation on the first one. */
 export const remoteResolver: RemoteResolver = {

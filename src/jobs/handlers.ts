@@ -13,6 +13,7 @@ import { pruneImport, runImportChunk } from "../services/portability/imports.ts"
 import { expirePoll } from "../services/statuses/polls.ts";
 import { publishScheduled } from "../services/statuses/scheduled.ts";
 import { notifyBoosters, notifyMentioned, notifySubscribers } from "../services/statuses/side_effects.ts";
+import { buildArchive } from "./archive.ts";
 import { deliverPush } from "./push.ts";
 import type { Dispatch, JobContext, JobPayloads, JobType } from "./queue.ts";
 
@@ -43,6 +44,7 @@ const handlers: Handlers = {
   "announcements.publish": publishScheduledAnnouncement,
   "imports.rows": runImportChunk,
   "imports.prune": pruneImport,
+  "archives.build": buildArchive,
 };
 
 /** Every job type with a handler (the run-twice test covers each of them). */

@@ -22,6 +22,13 @@ export const portabilityDe: PortabilityMessages = {
     entries: "Einträge",
     download: "CSV herunterladen",
   },
+  archive: {
+    title: "Archiv deines Kontos",
+    lead: "Eine ZIP-Datei mit deinen Beiträgen und ihren Medien als ActivityPub (outbox.json, actor.json), deinen Favoriten (likes.json), deinen Lesezeichen, Profilbild und Titelbild, wie Mastodon sie erstellt. Du kannst alle 7 Tage eines anfordern; du bekommst eine E-Mail, wenn es fertig ist.",
+    request: "Archiv anfordern",
+    making: (done: number, total: number) => `Wird erstellt: ${done} von ${total} Beiträgen.`,
+    download: (date: string, size: string) => `Archiv vom ${date} herunterladen (${size})`,
+  },
   import: {
     title: "Import",
     lead: "Lade eine CSV-Datei hoch, die aus Mastodon oder einem anderen Server exportiert wurde. Konten anderer Server werden dort nachgeschlagen; Konten, die ihre Follower selbst bestätigen, erhalten eine Folgeanfrage.",

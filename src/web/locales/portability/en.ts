@@ -20,6 +20,13 @@ export const portabilityEn = {
     entries: "Entries",
     download: "Download CSV",
   },
+  archive: {
+    title: "Archive of your account",
+    lead: "A zip file of your posts and their media as ActivityPub (outbox.json, actor.json), your favourites (likes.json), your bookmarks, avatar and header, as Mastodon makes it. You can ask for one every 7 days; you get a mail when it is ready.",
+    request: "Request your archive",
+    making: (done: number, total: number) => `Being made: ${done} of ${total} posts.`,
+    download: (date: string, size: string) => `Download the archive of ${date} (${size})`,
+  },
   import: {
     title: "Import",
     lead: "Upload a CSV file exported from Mastodon or another server. Accounts on other servers are looked up there; follows of accounts that approve their followers become follow requests.",

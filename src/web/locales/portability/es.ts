@@ -22,6 +22,13 @@ export const portabilityEs: PortabilityMessages = {
     entries: "Entradas",
     download: "Descargar CSV",
   },
+  archive: {
+    title: "Archivo de tu cuenta",
+    lead: "Un archivo zip con tus publicaciones y sus medios en ActivityPub (outbox.json, actor.json), tus favoritos (likes.json), tus marcadores, tu avatar y tu cabecera, como lo hace Mastodon. Puedes pedir uno cada 7 días; recibirás un correo cuando esté listo.",
+    request: "Solicitar tu archivo",
+    making: (done: number, total: number) => `En preparación: ${done} de ${total} publicaciones.`,
+    download: (date: string, size: string) => `Descargar el archivo del ${date} (${size})`,
+  },
   import: {
     title: "Importar",
     lead: "Sube un archivo CSV exportado desde Mastodon u otro servidor. Las cuentas de otros servidores se buscan allí; seguir a cuentas que aprueban a sus seguidores se convierte en una solicitud.",

@@ -22,6 +22,13 @@ export const portabilityFr: PortabilityMessages = {
     entries: "Entrées",
     download: "Télécharger le CSV",
   },
+  archive: {
+    title: "Archive de votre compte",
+    lead: "Un fichier zip de vos messages et de leurs médias en ActivityPub (outbox.json, actor.json), de vos favoris (likes.json), de vos signets, de votre avatar et de votre bannière, comme Mastodon la fait. Vous pouvez en demander une tous les 7 jours ; vous recevez un e-mail quand elle est prête.",
+    request: "Demander votre archive",
+    making: (done: number, total: number) => `En cours : ${done} messages sur ${total}.`,
+    download: (date: string, size: string) => `Télécharger l’archive du ${date} (${size})`,
+  },
   import: {
     title: "Importer",
     lead: "Envoyez un fichier CSV exporté depuis Mastodon ou un autre serveur. Les comptes d’autres serveurs y sont recherchés ; suivre un compte qui approuve ses abonnés devient une demande.",
