@@ -9,13 +9,16 @@ import { readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { PassThrough } from "node:stream";
-import { ZipFile } from "yazl";
 import { randomToken } from "../domain/secrets.ts";
 import { archiveActor, archiveCreates } from "../federation/load.ts";
+import { lazy } from "../lazy.ts";
 import { logger } from "../log.ts";
 import { ARCHIVES_PREFIX, mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
 import { archivedStatuses, archiveProgress, completeArchive } from "../services/portability/archive.ts";
+
+// Only the worker that makes an archive needs the zip writer.
+const yazl = lazy<typeof import("yazl")>("yazl");
 
 const PAGE = 100;
 const COLLECTION = { "@context": "https://www.w3.org/ns/activitystreams", type: "OrderedCollection" };
@@ -55,7 +58,7 @@ export async function buildArchive(rt: Runtime, { archiveId }: { archiveId: stri
     .executeTakeFirstOrThrow();
   const storage = mediaStorage(rt.config);
   const file = join(tmpdir(), `rookery-archive-${archiveId}-${randomToken()}.zip`);
-  const zip = new ZipFile();
+  const zip = new (yazl().ZipFile)();
   const written = once(zip.outputStream.pipe(createWriteStream(file)), "close");
   try {
     // The outbox comes first, written as its pages are read; the files it names follow it.
