@@ -68,7 +68,9 @@ export function memberRoute(handler: MemberHandler): Handler<AppEnv> {
     const lang = pickLanguage(all.lang, c.req.header("accept-language"));
     const user = await webUser(c);
     if (!user) {
-      const back = c.req.method === "GET" ? c.req.path : "/settings/import";
+      // A form's page, for a POST.
+      const form = c.req.path.startsWith("/settings/export") ? "/settings/export" : "/settings/import";
+      const back = c.req.method === "GET" ? c.req.path : form;
       return c.redirect(`/auth/sign_in?${new URLSearchParams({ return_to: back })}`, 303);
     }
     const v: MemberVisit = { user, lang, csrf: await csrfToken(c), params: all };
