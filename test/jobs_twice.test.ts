@@ -14,6 +14,8 @@ import { dispatcher, jobTypes } from "../src/jobs/handlers.ts";
 import type { JobType } from "../src/jobs/queue.ts";
 import { addAnnouncement } from "../src/services/announcements/announcements.ts";
 import { restoreFeeds } from "../src/services/feeds/maintenance.ts";
+import { requestArchive } from "../src/services/portability/archive.ts";
+import { createImport } from "../src/services/portability/imports.ts";
 import { follow } from "./fixtures.ts";
 import { type PushService, Subscriber, startPushService } from "./push_receiver.ts";
 import { dialectUnderTest, startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -22,6 +24,8 @@ let server: TestServer;
 let writer: TestUser;
 let fan: TestUser;
 let booster: TestUser;
+/** Who imports a file of follows (and then overwrites them). */
+let importer: TestUser;
 
 let pushService: PushService;
 /** Another Rookery, whose user follows `writer` from there. */
@@ -307,6 +311,28 @@ const cases: Record<JobType, () => Promise<void>> = {
       query: { acct: `${pinner.username}@${new URL(peer.url).host}` },
     });
     assert.equal(found.status, 200, found.text);
+  },
+  async "imports.rows"() {
+    // What the import page does with an uploaded file of follows (one row names nobody).
+    importer = await server.user("importer");
+    const host = server.rt.config.localDomain;
+    const csv = `Account address,Show boosts\n${writer.username}@${host},false\n${booster.username}@${host},true\nnobody@${host},true\n`;
+    const bytes = new TextEncoder().encode(csv);
+    await createImport(server.rt, importer.accountId, {
+      kind: "following",
+      overwrite: false,
+      fileName: "f.csv",
+      bytes,
+    });
+  },
+  async "archives.build"() {
+    // What "Request your archive" on /settings/export does; writer has posts by now.
+    await requestArchive(server.rt, writer.accountId);
+  },
+  async "imports.prune"() {
+    // An overwrite: the importer's follow of booster, not in the file, is undone.
+    const bytes = new TextEncoder().encode(`${writer.username}@${server.rt.config.localDomain}\n`);
+    await createImport(server.rt, importer.accountId, { kind: "following", overwrite: true, fileName: "f.csv", bytes });
   },
 };
 

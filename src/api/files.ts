@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/hono.ts";
-import { mediaRoot, PENDING_PREFIX } from "../media/storage.ts";
+import { ARCHIVES_PREFIX, mediaRoot, PENDING_PREFIX } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
 
 const PUBLIC_DIR = fileURLToPath(new URL("../../public", import.meta.url));
@@ -40,7 +40,9 @@ export function mediaFiles(rt: Runtime): MiddlewareHandler<AppEnv> {
     },
   });
   return async (c, next) => {
-    if (c.req.path.startsWith(`/system/${PENDING_PREFIX}`)) return c.json({ error: "Record not found" }, 404);
+    const path = c.req.path;
+    if (path.startsWith(`/system/${PENDING_PREFIX}`) || path.startsWith(`/system/${ARCHIVES_PREFIX}`))
+      return c.json({ error: "Record not found" }, 404);
     return serve(c, next);
   };
 }

@@ -14,6 +14,8 @@ import { oauthPages } from "../web/oauth.ts";
 import { publicFeeds } from "../web/public_pages/feeds.ts";
 import { publicPages } from "../web/public_pages/routes.ts";
 import { health } from "./health.ts";
+import { exportPages } from "../web/settings_export.ts";
+import { importPages } from "../web/settings_import.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { oembedApi } from "./oembed.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
@@ -90,6 +92,8 @@ export const routers: Hono<AppEnv>[] = [
   passwordResetPages,
   twoFactorSignInPages,
   settingsPages,
+  exportPages,
+  importPages,
   apps,
   credentials,
   accountStatusesApi,

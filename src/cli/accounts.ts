@@ -9,6 +9,7 @@ import {
 } from "../services/moderation/admin_accounts.ts";
 import { roleIdByName } from "../services/roles/manage.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
+import { exportAccount, exportKindOf, importAccount } from "./portability.ts";
 
 /** The role an option names; an unknown name is a usage error. */
 async function roleIdOf(rt: Runtime, name: string): Promise<string | null> {
@@ -42,7 +43,9 @@ export const accountsCommand: Command = {
     "  rookery accounts modify NAME [--role R] [--confirm] [--approve] [--disable|--enable] [--disable-2fa] [--reset-password]\n" +
     "  rookery accounts role NAME ROLE\n" +
     "  rookery accounts delete NAME\n" +
-    "  rookery accounts list",
+    "  rookery accounts list\n" +
+    "  rookery accounts export NAME --type following|lists|blocks|mutes|domain_blocks|bookmarks > FILE.csv\n" +
+    "  rookery accounts import NAME --type TYPE FILE.csv [--overwrite]",
   summary: "Create, approve, change, delete and list local accounts",
   async run(args) {
     const { values, positionals } = parse(args, {
@@ -55,6 +58,8 @@ export const accountsCommand: Command = {
       enable: { type: "boolean" },
       "disable-2fa": { type: "boolean" },
       "reset-password": { type: "boolean" },
+      type: { type: "string" },
+      overwrite: { type: "boolean" },
     });
     const [action, name] = positionals;
     const needName = () => {
@@ -136,6 +141,18 @@ export const accountsCommand: Command = {
           }
         });
         return;
+      case "export": {
+        const kind = exportKindOf(values.type);
+        await run(() => withRuntime((rt) => exportAccount(rt, needName(), kind)));
+        return;
+      }
+      case "import": {
+        const kind = exportKindOf(values.type);
+        const file = positionals[2];
+        if (!file) throw new UsageError("Give the CSV file to import.");
+        await run(() => withRuntime((rt) => importAccount(rt, needName(), kind, file, values.overwrite ?? false)));
+        return;
+      }
       default:
         throw new UsageError("Unknown accounts command.");
     }

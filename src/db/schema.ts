@@ -885,6 +885,9 @@ export interface Database {
   push_subscriptions: PushSubscriptionsTable;
   push_deliveries: PushDeliveriesTable;
   actor_keys: ActorKeysTable;
+  imports: ImportsTable;
+  import_rows: ImportRowsTable;
+  archives: ArchivesTable;
 }
 
 /** A local actor's key pairs, as JWK JSON text (migration 0034). */
@@ -1004,4 +1007,43 @@ export interface PreviewCardProvidersTable {
   requested_review_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Date;
   updated_at: Date;
+}
+
+/** An import of a CSV file Mastodon exports (migration 0078). */
+export interface ImportsTable {
+  id: string;
+  account_id: string;
+  /** following, lists, blocks, mutes, domain_blocks or bookmarks. */
+  type: string;
+  overwrite: boolean;
+  file_name: string;
+  /** running, pruning (an overwrite taking away what the file did not name) or finished. */
+  state: string;
+  total_rows: number;
+  processed_rows: number;
+  failed_rows: number;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+/** One row of an import's file: its fields, and once done what it named (`target`) or why it failed. */
+export interface ImportRowsTable {
+  import_id: string;
+  row_number: number;
+  data: Json<Record<string, string | boolean | string[] | null>>;
+  done: boolean;
+  target: string | null;
+  error: string | null;
+}
+
+/** An archive of an account (migration 0079); `file_key` is set once the job has stored it. */
+export interface ArchivesTable {
+  id: string;
+  account_id: string;
+  statuses_total: number;
+  statuses_done: number;
+  file_key: string | null;
+  file_size: string | null;
+  created_at: Date;
+  finished_at: Date | null;
 }

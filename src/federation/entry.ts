@@ -6,6 +6,7 @@ import type { CryptographicKey } from "@fedify/fedify/vocab";
 import type { Config } from "../config.ts";
 import { documentLoaderFactory } from "./document_loader.ts";
 
+export { archiveActor, archiveCreates } from "./archive.ts";
 export { federationOf } from "./federation.ts";
 export { deliver, distribute, runFedifyMessage, syncFeatured } from "./jobs.ts";
 export { remoteResolver } from "./resolve.ts";

@@ -3,7 +3,7 @@
 // document is read through src/net, and the dispatchers below serve this server's actors, objects
 // and collections. Inbox listeners are in inbox.ts.
 import { createFederation, type Federation } from "@fedify/fedify";
-import { Create, Emoji, Hashtag, Note, type Recipient } from "@fedify/fedify/vocab";
+import { type Create, Emoji, Hashtag, Note, type Recipient } from "@fedify/fedify/vocab";
 import { isId } from "../domain/ids.ts";
 import type { Runtime } from "../runtime.ts";
 import { INSTANCE_ACTOR, instanceActor, localActor } from "./actor.ts";
@@ -16,7 +16,7 @@ import { databaseKvStore } from "./kv_store.ts";
 import "./jsonld_expansions.ts";
 import { localAccountByUsername, publicLocalStatusId } from "./local_rows.ts";
 import { jobMessageQueue } from "./message_queue.ts";
-import { loadNoteParts, servedNote } from "./note.ts";
+import { loadNoteParts, servedCreate, servedNote } from "./note.ts";
 import { Temporal } from "./temporal.ts";
 
 const federations = new WeakMap<Runtime, Federation<Runtime>>();
@@ -155,18 +155,7 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
       const items: Create[] = [];
       for (const { id } of rows) {
         const parts = await loadNoteParts(rt, id);
-        if (!parts) continue;
-        const note = await servedNote(rt, parts, ctx.contextLoader);
-        items.push(
-          new Create({
-            id: new URL(`${parts.row.uri}/activity`),
-            actor: new URL(parts.author.uri),
-            tos: note.toIds,
-            ccs: note.ccIds,
-            published: note.published,
-            object: note,
-          }),
-        );
+        if (parts) items.push(await servedCreate(rt, parts, ctx.contextLoader));
       }
       return { items, nextCursor: rows.length === PAGE ? rows[rows.length - 1].id : null };
     })

@@ -31,6 +31,8 @@ export const distribute = onFirstUse("distribute");
 export const runFedifyMessage = onFirstUse("runFedifyMessage");
 export const syncFeatured = onFirstUse("syncFeatured");
 export const signingKey = onFirstUse("signingKey");
+export const archiveActor = onFirstUse("archiveActor");
+export const archiveCreates = onFirstUse("archiveCreates");
 
 /** What the runtime carries as `rt.remote`: the remote lookups, loading federation on the first one. */
 export const remoteResolver: RemoteResolver = {

@@ -6,6 +6,7 @@
 import { type DocumentLoader, LanguageString } from "@fedify/fedify";
 import {
   Collection,
+  Create,
   Document,
   type Emoji,
   Hashtag,
@@ -204,4 +205,17 @@ export async function servedNote(
   addMediaTerms(json, json, parts.media);
   const options = { contextLoader, documentLoader: contextLoader };
   return object instanceof Question ? Question.fromJsonLd(json, options) : Note.fromJsonLd(json, options);
+}
+
+/** The Create of a status, as the outbox serves it (and an account's archive holds it). */
+export async function servedCreate(rt: Runtime, parts: NoteParts, contextLoader: DocumentLoader): Promise<Create> {
+  const note = await servedNote(rt, parts, contextLoader);
+  return new Create({
+    id: new URL(`${parts.row.uri}/activity`),
+    actor: new URL(parts.author.uri),
+    tos: note.toIds,
+    ccs: note.ccIds,
+    published: note.published,
+    object: note,
+  });
 }

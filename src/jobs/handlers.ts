@@ -10,9 +10,11 @@ import { cleanupMedia } from "../services/media/cleanup.ts";
 import { processPendingMedia } from "../services/media/upload.ts";
 import { purgeAccount } from "../services/moderation/account_purge.ts";
 import { streamNotification } from "../services/notifications/create.ts";
+import { pruneImport, runImportChunk } from "../services/portability/imports.ts";
 import { expirePoll } from "../services/statuses/polls.ts";
 import { publishScheduled } from "../services/statuses/scheduled.ts";
 import { notifyBoosters, notifyMentioned, notifySubscribers } from "../services/statuses/side_effects.ts";
+import { buildArchive } from "./archive.ts";
 import { deliverPush } from "./push.ts";
 import type { Dispatch, JobContext, JobPayloads, JobType } from "./queue.ts";
 
@@ -43,6 +45,9 @@ const handlers: Handlers = {
   "accounts.purge": purgeAccount,
   "announcements.publish": publishScheduledAnnouncement,
   "cards.fetch": fetchCardJob,
+  "imports.rows": runImportChunk,
+  "imports.prune": pruneImport,
+  "archives.build": buildArchive,
 };
 
 /** Every job type with a handler (the run-twice test covers each of them). */

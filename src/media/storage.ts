@@ -16,6 +16,8 @@ export interface Storage {
 
 /** Uploads waiting for a job to process them: kept in storage (any process's worker may run the job), never served. */
 export const PENDING_PREFIX = "pending/";
+/** Archives of accounts: downloaded through their owner's settings page, never served under /system/. */
+export const ARCHIVES_PREFIX = "archives/";
 
 export function mediaRoot(config: Config): string {
   return join(config.dataDir, "media");

@@ -131,20 +131,50 @@ export function isLocalDomain(rt: Runtime, domain: string | null | undefined): b
   return !domain || [rt.config.localDomain, rt.config.webDomain].includes(domain.toLowerCase());
 }
 
-/** `user`, `@user`, `acct:user@domain`, `user@ourdomain` or `user@remote.domain` (when known here). */
-export async function lookupAccount(rt: Runtime, acct: string): Promise<{ id: string }> {
+/** An address's username and domain, and the `acct_key` that finds it here. */
+function addressKey(rt: Runtime, acct: string) {
   const [username = "", domain] = acct
     .trim()
     .replace(/^acct:/i, "")
     .replace(/^@/, "")
     .split("@");
-  const key = `${username.toLowerCase()}@${isLocalDomain(rt, domain) ? "" : domain.toLowerCase()}`;
+  return {
+    username,
+    domain,
+    key: `${username.toLowerCase()}@${isLocalDomain(rt, domain) ? "" : domain.toLowerCase()}`,
+  };
+}
+
+/** `user`, `@user`, `acct:user@domain`, `user@ourdomain` or `user@remote.domain` (when known here). */
+export async function lookupAccount(rt: Runtime, acct: string): Promise<{ id: string }> {
+  const { username, domain, key } = addressKey(rt, acct);
   const row = await rt.db.selectFrom("accounts").select("id").where("acct_key", "=", key).executeTakeFirst();
   if (row) return viewableAccount(rt, row.id);
   // An account of another server is asked for there, and stored.
   const remote = isLocalDomain(rt, domain) || !username ? null : await rt.remote.account(rt, username, domain);
   if (!remote) throw notFound();
   return viewableAccount(rt, remote);
+}
+
+/**
+ * The accounts among `accts` already known here that others may see, by address, in two queries
+ * (for files of thousands of addresses); lookupAccount finds the others, asking their servers.
+ */
+export async function knownAccounts(rt: Runtime, accts: string[]): Promise<Map<string, string>> {
+  const keys = new Map(accts.map((a) => [addressKey(rt, a).key, a]));
+  if (keys.size === 0) return new Map();
+  const rows = await rt.db
+    .selectFrom("accounts")
+    .select(["id", "acct_key"])
+    .where("acct_key", "in", [...keys.keys()])
+    .execute();
+  const viewable = new Set(
+    await viewableAccountIds(
+      rt,
+      rows.map((r) => r.id),
+    ),
+  );
+  return new Map(rows.filter((r) => viewable.has(r.id)).map((r) => [keys.get(r.acct_key)!, r.id]));
 }
 
 /**

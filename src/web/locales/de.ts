@@ -4,6 +4,7 @@ import type { Html } from "../layout.ts";
 import { accountDe } from "./account/de.ts";
 import { adminDe } from "./admin/de.ts";
 import type { Messages } from "./en.ts";
+import { portabilityDe } from "./portability/de.ts";
 
 export const de: Messages = {
   signIn: {
@@ -81,6 +82,7 @@ export const de: Messages = {
   },
   admin: adminDe,
   account: accountDe,
+  portability: portabilityDe,
   publicPages: {
     posts: "Beiträge",
     following: "Folgt",

@@ -4,6 +4,7 @@ import { INACTIVE_MESSAGES } from "../../domain/user_state.ts";
 import type { Html } from "../layout.ts";
 import { accountEn } from "./account/en.ts";
 import { adminEn } from "./admin/en.ts";
+import { portabilityEn } from "./portability/en.ts";
 
 export const en = {
   signIn: {
@@ -81,6 +82,7 @@ export const en = {
   },
   admin: adminEn,
   account: accountEn,
+  portability: portabilityEn,
   /** The public profile and post pages. */
   publicPages: {
     posts: "Posts",

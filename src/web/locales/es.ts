@@ -4,6 +4,7 @@ import type { Html } from "../layout.ts";
 import { accountEs } from "./account/es.ts";
 import { adminEs } from "./admin/es.ts";
 import type { Messages } from "./en.ts";
+import { portabilityEs } from "./portability/es.ts";
 
 export const es: Messages = {
   signIn: {
@@ -81,6 +82,7 @@ export const es: Messages = {
   },
   admin: adminEs,
   account: accountEs,
+  portability: portabilityEs,
   publicPages: {
     posts: "Publicaciones",
     following: "Siguiendo",

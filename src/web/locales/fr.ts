@@ -4,6 +4,7 @@ import type { Html } from "../layout.ts";
 import { accountFr } from "./account/fr.ts";
 import { adminFr } from "./admin/fr.ts";
 import type { Messages } from "./en.ts";
+import { portabilityFr } from "./portability/fr.ts";
 
 export const fr: Messages = {
   signIn: {
@@ -82,6 +83,7 @@ export const fr: Messages = {
   },
   admin: adminFr,
   account: accountFr,
+  portability: portabilityFr,
   publicPages: {
     posts: "Messages",
     following: "Abonnements",

@@ -1,0 +1,133 @@
+// An account's archive, as Mastodon's "Request your archive" makes it: asked for at most once a week,
+// made by a job (src/jobs/archive.ts), kept in media storage under a prefix never served publicly,
+// and handed to its owner only, who gets a mail when it is ready.
+import type { Selectable } from "kysely";
+import type { Db } from "../../db/index.ts";
+import type { ArchivesTable } from "../../db/schema.ts";
+import { notFound, unprocessable } from "../../domain/errors.ts";
+import { newId } from "../../domain/ids.ts";
+import type { Runtime } from "../../runtime.ts";
+import { queueMail } from "../mail.ts";
+
+declare module "../../jobs/queue.ts" {
+  interface JobPayloads {
+    "archives.build": { archiveId: string };
+  }
+}
+
+export type Archive = Selectable<ArchivesTable>;
+
+/** Mastodon's BackupPolicy: one archive a week. */
+export const ARCHIVE_INTERVAL_DAYS = 7;
+
+/** The statuses an archive's outbox holds: the account's own public and unlisted posts. */
+export function archivedStatuses(db: Db, accountId: string) {
+  return db
+    .selectFrom("statuses")
+    .where("account_id", "=", accountId)
+    .where("visibility", "in", ["public", "unlisted"])
+    .where("reblog_of_id", "is", null)
+    .where("deleted_at", "is", null);
+}
+
+/** Starts a new archive, unless the last one is less than a week old. */
+export async function requestArchive(rt: Runtime, accountId: string): Promise<Archive> {
+  return rt.db.transaction().execute(async (trx) => {
+    const last = await latestArchive(trx, accountId);
+    if (last && last.created_at.getTime() > Date.now() - ARCHIVE_INTERVAL_DAYS * 86_400_000) {
+      throw unprocessable(`You can request an archive once every ${ARCHIVE_INTERVAL_DAYS} days`);
+    }
+    const count = await archivedStatuses(trx, accountId)
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow();
+    const archive: Archive = {
+      id: newId(),
+      account_id: accountId,
+      statuses_total: Number(count.n),
+      statuses_done: 0,
+      file_key: null,
+      file_size: null,
+      created_at: new Date(),
+      finished_at: null,
+    };
+    await trx.insertInto("archives").values(archive).execute();
+    await rt.queue.enqueue("archives.build", { archiveId: archive.id }, {}, trx);
+    return archive;
+  });
+}
+
+export function latestArchive(db: Db, accountId: string): Promise<Archive | undefined> {
+  return db
+    .selectFrom("archives")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .orderBy("id", "desc")
+    .executeTakeFirst();
+}
+
+/** The stored file of one of the account's own archives; 404 for anyone else's or one not ready. */
+export async function archiveFileKey(rt: Runtime, accountId: string, id: string): Promise<string> {
+  const row = await rt.db
+    .selectFrom("archives")
+    .select("file_key")
+    .where("id", "=", id)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  if (!row?.file_key) throw notFound();
+  return row.file_key;
+}
+
+export async function archiveProgress(rt: Runtime, id: string, done: number): Promise<void> {
+  await rt.db.updateTable("archives").set({ statuses_done: done }).where("id", "=", id).execute();
+}
+
+const MAILS: Record<string, (user: string, site: string, link: string) => { subject: string; text: string }> = {
+  en: (user, site, link) => ({
+    subject: "Your archive is ready for download",
+    text: `Hello ${user},\n\nThe archive of your account on ${site} is ready. Download it from:\n${link}\n`,
+  }),
+  de: (user, site, link) => ({
+    subject: "Dein Archiv kann heruntergeladen werden",
+    text: `Hallo ${user},\n\ndas Archiv deines Kontos auf ${site} ist fertig. Du kannst es hier herunterladen:\n${link}\n`,
+  }),
+  es: (user, site, link) => ({
+    subject: "Tu archivo está listo para descargar",
+    text: `Hola, ${user}:\n\nEl archivo de tu cuenta en ${site} está listo. Descárgalo desde:\n${link}\n`,
+  }),
+  fr: (user, site, link) => ({
+    subject: "Votre archive est prête à être téléchargée",
+    text: `Bonjour ${user},\n\nL’archive de votre compte sur ${site} est prête. Téléchargez-la ici :\n${link}\n`,
+  }),
+};
+
+/**
+ * Records the stored file and queues the mail, once: a second run of the job finds the file recorded
+ * and returns false (the file it stored is then left unused).
+ */
+export async function completeArchive(rt: Runtime, id: string, key: string, size: number): Promise<boolean> {
+  return rt.db.transaction().execute(async (trx) => {
+    const done = await trx
+      .updateTable("archives")
+      .set({ file_key: key, file_size: String(size), finished_at: new Date() })
+      .where("id", "=", id)
+      .where("file_key", "is", null)
+      .returning("account_id")
+      .executeTakeFirst();
+    if (!done) return false;
+    const user = await trx
+      .selectFrom("users as u")
+      .innerJoin("accounts as a", "a.id", "u.account_id")
+      .select(["u.email", "u.locale", "a.username"])
+      .where("u.account_id", "=", done.account_id)
+      .executeTakeFirst();
+    if (user) {
+      const mail = (MAILS[user.locale?.split("-")[0] ?? "en"] ?? MAILS.en)(
+        user.username,
+        rt.config.site.title,
+        `${rt.config.origin}/settings/export`,
+      );
+      await queueMail(rt, trx, { to: user.email, ...mail });
+    }
+    return true;
+  });
+}
