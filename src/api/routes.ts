@@ -47,6 +47,7 @@ import { push } from "./v1/push.ts";
 import { reports } from "./v1/reports.ts";
 import { scheduledStatuses } from "./v1/scheduled_statuses.ts";
 import { statusActions } from "./v1/status_actions.ts";
+import { statusQuotes } from "./v1/status_quotes.ts";
 import { statuses } from "./v1/statuses.ts";
 import { streamingApi } from "./v1/streaming.ts";
 import { suggestionsApi } from "./v1/suggestions.ts";
@@ -91,6 +92,7 @@ export const routers: Hono<AppEnv>[] = [
   preferences,
   statuses,
   statusActions,
+  statusQuotes,
   tags,
   timelines,
   polls,

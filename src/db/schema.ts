@@ -83,6 +83,8 @@ export interface UserSettings {
   default_language?: string | null;
   expand_media?: "default" | "show_all" | "hide_all";
   expand_spoilers?: boolean;
+  /** Who may quote new posts by default (Mastodon's `source.quote_policy`). */
+  default_quote_policy?: "public" | "followers" | "nobody";
 }
 
 /** Sign-up attempts an email-domain block met: one row per block, day and address. */
@@ -220,6 +222,8 @@ export const NOTIFICATION_TYPES = [
   "admin.report",
   "severed_relationships",
   "moderation_warning",
+  "quote",
+  "quoted_update",
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -264,6 +268,8 @@ export interface StatusesTable {
   deleted_at: Date | null;
   /** A moderator's review for trends (null until reviewed). */
   trendable: Default<boolean | null>;
+  /** Who may quote it, as Mastodon stores it: automatic approvals << 16 | manual ones (see visibility/quote.ts). */
+  quote_approval_policy: Default<number>;
 }
 
 export interface StatusStatsTable {
@@ -763,6 +769,28 @@ export interface DomainAllowsTable {
   updated_at: Date;
 }
 
+export type QuoteState = "pending" | "accepted" | "rejected" | "revoked" | "deleted";
+
+/** A status that quotes another, and how far the quoted author's authorization went (FEP-044f). */
+export interface QuotesTable {
+  id: string;
+  /** The quoting status. */
+  status_id: string;
+  account_id: string;
+  /** Null while a remote quoted status is not stored, or once it is gone. */
+  quoted_status_id: string | null;
+  quoted_account_id: string | null;
+  state: QuoteState;
+  /** A quote of a server that quotes without asking (`quoteUrl`, `_misskey_quote`). */
+  legacy: Default<boolean>;
+  /** The QuoteRequest that asked for it. */
+  activity_uri: string | null;
+  /** The QuoteAuthorization stamp of a remote quoted author. */
+  approval_uri: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface Database {
   admin_action_logs: AdminActionLogsTable;
   account_warnings: AccountWarningsTable;
@@ -795,6 +823,7 @@ export interface Database {
   account_conversations: AccountConversationsTable;
   statuses: StatusesTable;
   status_stats: StatusStatsTable;
+  quotes: QuotesTable;
   domain_blocks: DomainBlocksTable;
   rules: RulesTable;
   site_settings: SiteSettingsTable;

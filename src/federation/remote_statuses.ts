@@ -27,6 +27,7 @@ import { publishEvent } from "../streaming/events.ts";
 import { keepEmojisOf } from "./emojis.ts";
 import { mediaTermsOf } from "./media_terms.ts";
 import { peerPolicy, refused } from "./peers.ts";
+import { remotePolicyBits, storeRemoteQuote } from "./quotes.ts";
 import { accountByUri, isFresh, signedLoader } from "./remote_accounts.ts";
 
 /** How many parents up a reply's thread are fetched. */
@@ -274,6 +275,10 @@ export async function storeStatus(
     poll: await pollOf(object),
     media: [],
     remoteMedia: media,
+    quoteApprovalPolicy: remotePolicyBits(object, {
+      uri: object.attributionId.href,
+      followers_url: author.followers_url,
+    }),
   };
   const written = await rt.db.transaction().execute(async (trx) => {
     const inserted = await insertStatus(rt, trx, status);
@@ -281,6 +286,7 @@ export async function storeStatus(
     return inserted ? { id, ...inserted } : { id: (await statusByUri(trx, uri))?.id ?? null, afterCommit: null };
   });
   await written.afterCommit?.();
+  if (written.afterCommit && written.id) await storeRemoteQuote(rt, ctx, object, written.id, author.id, depth);
   return written.id;
 }
 

@@ -19,7 +19,19 @@ export type Outgoing =
   | { type: "UpdateActor"; accountId: string }
   /** The account is suspended: other servers remove it (Mastodon's Delete of the actor). */
   | { type: "DeleteActor"; accountId: string }
-  | { type: "Vote"; accountId: string; pollId: string; choices: number[] };
+  | { type: "Vote"; accountId: string; pollId: string; choices: number[] }
+  /** A local quote of a remote status asks its author (FEP-044f); a revocation deletes the stamp. */
+  | { type: "QuoteRequest" | "RevokeQuote"; quoteId: string }
+  /** The answer to a remote QuoteRequest: `quoteId` names the accepted quote, or null for a Reject. */
+  | {
+      type: "AcceptQuote" | "RejectQuote";
+      accountId: string;
+      requesterId: string;
+      requestUri: string;
+      instrumentUri: string;
+      quotedStatusId: string;
+      quoteId: string | null;
+    };
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {

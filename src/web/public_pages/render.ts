@@ -32,6 +32,7 @@ interface ShownStatus {
     description: string | null;
   }[];
   poll: { expired: boolean; options: { title: string; votes_count: number | null }[] } | null;
+  quote: { state: string; quoted_status?: StatusEntity | null } | null;
 }
 
 export const PAGE_STYLE = html`<style>
@@ -116,6 +117,15 @@ function renderPoll(poll: ShownStatus["poll"], lang: Language): Html {
   )}</ul>${poll.expired ? html`<p class="muted">${t.pollClosed}</p>` : ""}`;
 }
 
+/** The post a post quotes, within it; a line saying so when it may not be shown. */
+function renderQuote(quote: ShownStatus["quote"], lang: Language): Html {
+  // A quote within a quoted post (a ShallowQuote) is not shown.
+  if (!quote || quote.quoted_status === undefined) return html``;
+  if (quote.quoted_status)
+    return html`<blockquote class="quote">${renderStatus(quote.quoted_status, lang)}</blockquote>`;
+  return html`<p class="muted quote">${lang.t.publicPages.quoteUnavailable}</p>`;
+}
+
 /** One post; a boost shows the boosted post with a line naming who boosted it. */
 export function renderStatus(
   entity: StatusEntity,
@@ -127,7 +137,8 @@ export function renderStatus(
   const booster = entity.reblog ? (entity.account as AccountEntity) : null;
   const body = html`<div class="content"${s.language ? html` lang="${s.language}"` : ""}>${raw(s.content)}</div>
 ${renderPoll(s.poll, lang)}
-${renderMedia(s.media_attachments, s.sensitive, lang)}`;
+${renderMedia(s.media_attachments, s.sensitive, lang)}
+${renderQuote(s.quote, lang)}`;
   return html`<article class="status h-entry${o.focus ? " focus" : ""}" id="status-${s.id}">
 ${o.pinned ? html`<p class="muted">${t.pinned}</p>` : ""}
 ${booster ? html`<p class="muted">${t.boosted(displayName(booster))}</p>` : ""}
