@@ -205,3 +205,45 @@ test("the public page of a quote shows the quoted post", async () => {
   assert.equal(page.status, 200);
   assert.match(page.text, /<blockquote class="quote">[\s\S]*the original words[\s\S]*<\/blockquote>/);
 });
+
+test("a scheduled status keeps its quote and policy, and quotes when it is published", async () => {
+  const alice = await freshUser(server, "alice");
+  const bob = await freshUser(server, "bob");
+  const original = await post(server, alice, "quote me later");
+  const refused = await server.post("/api/v1/statuses", {
+    token: bob.token,
+    json: {
+      status: "later",
+      quoted_status_id: (await post(server, alice, { status: "no", quote_approval_policy: "nobody" })).id,
+      scheduled_at: new Date(Date.now() + 600_000).toISOString(),
+    },
+  });
+  assert.equal(refused.status, 404);
+  const res = await server.post("/api/v1/statuses", {
+    token: bob.token,
+    json: {
+      status: "later",
+      quoted_status_id: original.id,
+      quote_approval_policy: "followers",
+      scheduled_at: new Date(Date.now() + 600_000).toISOString(),
+    },
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.params.quoted_status_id, original.id);
+  assert.equal(res.body.params.quote_approval_policy, "followers");
+  await server.rt.db
+    .updateTable("scheduled_statuses")
+    .set({ scheduled_at: new Date(Date.now() - 1000) })
+    .where("id", "=", res.body.id)
+    .execute();
+  await server.rt.db
+    .updateTable("jobs")
+    .set({ run_at: new Date() })
+    .where("type", "=", "statuses.publish_scheduled")
+    .execute();
+  server.rt.queue.wake();
+  await server.settle();
+  const posted = await server.get(`/api/v1/accounts/${bob.accountId}/statuses`, { token: bob.token });
+  assert.equal(posted.body[0].quote.quoted_status.id, original.id);
+  assert.deepEqual(posted.body[0].quote_approval.automatic, ["followers"]);
+});

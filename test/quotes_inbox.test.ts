@@ -59,7 +59,11 @@ const MISSKEY_CONTEXT = [
 async function send(activity: unknown): Promise<void> {
   const inbox = `${server.url}/inbox`;
   const body = JSON.stringify(activity);
-  const res = await fetch(inbox, { method: "POST", headers: signedPostHeaders(mallory, inbox, body, "draft-cavage"), body });
+  const res = await fetch(inbox, {
+    method: "POST",
+    headers: signedPostHeaders(mallory, inbox, body, "draft-cavage"),
+    body,
+  });
   await res.arrayBuffer();
   assert.equal(res.status, 202);
   await server.settle();

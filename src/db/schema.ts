@@ -596,6 +596,9 @@ export interface ScheduledStatusParams {
   poll: { options: string[]; expires_in: number; multiple: boolean; hide_totals: boolean } | null;
   application_id: string | null;
   idempotency: string | null;
+  /** Absent in what was scheduled before quotes. */
+  quoted_status_id?: string | null;
+  quote_approval_policy?: string | null;
 }
 
 export interface ScheduledStatusesTable {

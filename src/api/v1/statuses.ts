@@ -91,6 +91,8 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
         : null,
       application_id: c.get("auth")!.applicationId,
       idempotency: idempotencyKey ?? null,
+      quoted_status_id: p.quoted_status_id ?? null,
+      quote_approval_policy: p.quote_approval_policy ? quotePolicyOf(p.quote_approval_policy) : null,
     });
     return c.json((await renderScheduledList(c.get("rt"), [scheduled]))[0]);
   }
