@@ -15,7 +15,8 @@ export function renderScheduled(config: Config, row: ScheduledStatus, media: Map
       // Mastodon sends this id as a JSON number, which JavaScript apps would round: a string, as every id.
       application_id,
       quoted_status_id: params.quoted_status_id ?? null,
-      quote_approval_policy: params.quote_approval_policy ?? null,
+      // Mastodon's schema has no null here: without a policy asked for, there is none to show.
+      quote_approval_policy: params.quote_approval_policy ?? undefined,
       scheduled_at: null,
       with_rate_limit: false,
     },

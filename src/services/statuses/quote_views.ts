@@ -4,8 +4,8 @@
 import type { QuoteState } from "../../db/schema.ts";
 import type { Runtime } from "../../runtime.ts";
 import { loadStatusRows, type StatusRow, viewerFor } from "../visibility/load.ts";
-import { policyKeys, type QuoteFlag, type QuoteVerdict, quoteVerdict } from "../visibility/quote.ts";
-import { canSee } from "../visibility/rule.ts";
+import { policyKeys, QUOTE_FLAGS, type QuoteFlag, type QuoteVerdict, quoteVerdict } from "../visibility/quote.ts";
+import { ANONYMOUS, canSee } from "../visibility/rule.ts";
 
 /** The states of the Quote entity: the stored ones, and what the viewer's relations make of an accepted one. */
 export type ShownQuoteState = QuoteState | "unauthorized" | "blocked_account" | "blocked_domain" | "muted_account";
@@ -50,42 +50,48 @@ export async function loadQuoting<S>(
   ]);
   const quotedIds = quotes.map((q) => q.quoted_status_id).filter((id): id is string => id !== null);
   const quotedRows = await loadStatusRows(rt.db, quotedIds);
-  const authors = [...new Set([...rows, ...quotedRows.values()].map((r) => r.account_id))].filter(
-    (a) => a !== viewerId,
+  const others = (ids: Iterable<string>) => [...new Set(ids)].filter((a) => a !== viewerId);
+  // Follows matter to the verdict only under a followers or following policy: most posts have neither.
+  const RELATIVE = QUOTE_FLAGS.followers | QUOTE_FLAGS.following;
+  const relative = others(
+    rows.filter((r) => (r.quote_approval_policy | (r.quote_approval_policy >> 16)) & RELATIVE).map((r) => r.account_id),
   );
-  const [viewer, relations] = await Promise.all([
-    viewerFor(rt, viewerId, [...quotedRows.values()]),
-    viewerId && authors.length > 0
-      ? Promise.all([
-          rt.db
-            .selectFrom("follows")
-            .select(["account_id", "target_account_id"])
-            .where((eb) =>
-              eb.or([
-                eb.and([eb("account_id", "=", viewerId), eb("target_account_id", "in", authors)]),
-                eb.and([eb("target_account_id", "=", viewerId), eb("account_id", "in", authors)]),
-              ]),
-            )
-            .execute(),
-          rt.db
-            .selectFrom("blocks")
-            .select("target_account_id")
-            .where("account_id", "=", viewerId)
-            .where("target_account_id", "in", authors)
-            .execute(),
-          rt.db
-            .selectFrom("mutes")
-            .select("target_account_id")
-            .where("account_id", "=", viewerId)
-            .where("target_account_id", "in", authors)
-            .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", new Date())]))
-            .execute(),
-        ])
-      : null,
+  const quotedAuthors = others([...quotedRows.values()].map((r) => r.account_id));
+  const [viewer, follows, blocking, muting] = await Promise.all([
+    quotedRows.size > 0 ? viewerFor(rt, viewerId, [...quotedRows.values()]) : ANONYMOUS,
+    viewerId && relative.length > 0
+      ? rt.db
+          .selectFrom("follows")
+          .select(["account_id", "target_account_id"])
+          .where((eb) =>
+            eb.or([
+              eb.and([eb("account_id", "=", viewerId), eb("target_account_id", "in", relative)]),
+              eb.and([eb("target_account_id", "=", viewerId), eb("account_id", "in", relative)]),
+            ]),
+          )
+          .execute()
+      : [],
+    viewerId && quotedAuthors.length > 0
+      ? rt.db
+          .selectFrom("blocks")
+          .select("target_account_id as id")
+          .where("account_id", "=", viewerId)
+          .where("target_account_id", "in", quotedAuthors)
+          .execute()
+      : [],
+    viewerId && quotedAuthors.length > 0
+      ? rt.db
+          .selectFrom("mutes")
+          .select("target_account_id as id")
+          .where("account_id", "=", viewerId)
+          .where("target_account_id", "in", quotedAuthors)
+          .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", new Date())]))
+          .execute()
+      : [],
   ]);
-  const follows = new Set(relations?.[0].map((f) => `${f.account_id}>${f.target_account_id}`));
-  const blocking = new Set(relations?.[1].map((b) => b.target_account_id));
-  const muting = new Set(relations?.[2].map((m) => m.target_account_id));
+  const followPairs = new Set(follows.map((f) => `${f.account_id}>${f.target_account_id}`));
+  const blocked = new Set(blocking.map((b) => b.id));
+  const muted = new Set(muting.map((m) => m.id));
 
   const shown = new Map<string, { state: ShownQuoteState; quotedId: string | null }>();
   for (const q of quotes) {
@@ -95,19 +101,18 @@ export async function loadQuoting<S>(
     let state: ShownQuoteState = q.state;
     if (q.state === "accepted") {
       if (!quoted || quoted.deleted_at || quoted.reblog_of_id) state = "deleted";
-      else if (blocking.has(quoted.account_id)) state = "blocked_account";
+      else if (blocked.has(quoted.account_id)) state = "blocked_account";
       else if (quoted.author_domain !== null && viewer.blockedDomains.has(quoted.author_domain))
         state = "blocked_domain";
       else if (!canSee(quoted, viewer)) state = "unauthorized";
-      else if (muting.has(quoted.account_id)) state = "muted_account";
+      else if (muted.has(quoted.account_id)) state = "muted_account";
     }
     // The quoted status is shown when accepted and muted; a blocked one stays out, as the rule says.
     const visible = state === "accepted" || state === "muted_account";
     shown.set(q.status_id, { state, quotedId: visible ? q.quoted_status_id : null });
   }
-  const nested = nest
-    ? await nest([...new Set([...shown.values()].flatMap((s) => (s.quotedId ? [s.quotedId] : [])))])
-    : new Map<string, S>();
+  const toNest = [...new Set([...shown.values()].flatMap((s) => (s.quotedId ? [s.quotedId] : [])))];
+  const nested = nest && toNest.length > 0 ? await nest(toNest) : new Map<string, S>();
   const countOf = new Map(counts.map((c) => [c.quoted_status_id, Number(c.n)]));
 
   const out = new Map<string, QuotingView<S>>();
@@ -123,8 +128,8 @@ export async function loadQuoting<S>(
       : null;
     const verdict = quoteVerdict(row, {
       id: viewerId,
-      followsAuthor: follows.has(`${viewerId}>${row.account_id}`),
-      followedByAuthor: follows.has(`${row.account_id}>${viewerId}`),
+      followsAuthor: followPairs.has(`${viewerId}>${row.account_id}`),
+      followedByAuthor: followPairs.has(`${row.account_id}>${viewerId}`),
     });
     out.set(row.id, {
       quote,
