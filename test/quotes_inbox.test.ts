@@ -239,3 +239,29 @@ test("Misskey quotes (`_misskey_quote`, `quoteUrl`): a self-quote is shown, anot
   const shown = await server.get(`/api/v1/statuses/${legacyId}`, { token: alice.token });
   assert.equal(shown.body.quote, null);
 });
+
+test("an Update of a Mastodon post changes who may quote it", async () => {
+  const theirs = note("open at first", {
+    interactionPolicy: { canQuote: { automaticApproval: PUBLIC, manualApproval: [] } },
+  });
+  await send(create(theirs));
+  const id = await statusIdOf(theirs.id);
+  assert.equal(
+    (await server.get(`/api/v1/statuses/${id}`, { token: alice.token })).body.quote_approval.current_user,
+    "automatic",
+  );
+  await send({
+    "@context": MASTODON_CONTEXT,
+    id: `${theirs.id}#updates/1`,
+    type: "Update",
+    actor: mallory.id,
+    to: [PUBLIC],
+    object: {
+      ...theirs,
+      updated: new Date().toISOString(),
+      interactionPolicy: { canQuote: { automaticApproval: mallory.id, manualApproval: PUBLIC } },
+    },
+  });
+  const seen = await server.get(`/api/v1/statuses/${id}`, { token: alice.token });
+  assert.deepEqual(seen.body.quote_approval, { automatic: [], manual: ["public"], current_user: "manual" });
+});

@@ -27,7 +27,7 @@ import { QUOTE_FLAGS, quoteVerdict } from "../services/visibility/quote.ts";
 import { publishEvent } from "../streaming/events.ts";
 import { loadNoteParts, noteObject } from "./note.ts";
 import { signedLoader } from "./remote_accounts.ts";
-import { type StatusObject, statusByUri, statusFromUri, storeStatus } from "./remote_statuses.ts";
+import { isStatusObject, type StatusObject, statusByUri, statusFromUri, storeStatus } from "./remote_statuses.ts";
 
 type Built = { actorId: string; activity: Activity; audience: { followersOf: string[]; accounts: string[] } };
 
@@ -298,8 +298,8 @@ export async function onQuoteRequest(ctx: InboxContext<Runtime>, activity: Quote
   if (blocked || verdict !== "automatic") return reject();
   // The quoting status: stored, the embedded one (when it is the actor's own), or fetched.
   let statusId = (await statusByUri(rt.db, instrumentUri))?.id ?? null;
-  if (!statusId && instrument && "quoteId" in instrument && instrument.id?.host === activity.actorId.host)
-    statusId = await storeStatus(rt, ctx, instrument as StatusObject, 1);
+  if (!statusId && isStatusObject(instrument) && instrument.id?.host === activity.actorId.host)
+    statusId = await storeStatus(rt, ctx, instrument, 1);
   statusId ??= await statusFromUri(rt, ctx, instrumentUri, 1);
   if (!statusId) return;
   const quote = await rt.db

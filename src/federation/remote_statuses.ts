@@ -295,8 +295,21 @@ export async function updateStatus(rt: Runtime, object: StatusObject, authorId: 
   if (!object.id) return;
   const stored = await statusByUri(rt.db, object.id.href);
   if (!stored || stored.deleted_at || stored.account_id !== authorId) return;
-  const author = await rt.db.selectFrom("accounts").select("domain").where("id", "=", authorId).executeTakeFirst();
+  const author = await rt.db
+    .selectFrom("accounts")
+    .select(["domain", "uri", "followers_url"])
+    .where("id", "=", authorId)
+    .executeTakeFirst();
   if (author?.domain) await keepEmojisOf(rt, author.domain, object);
+  // Who may quote it changes without an edit (Mastodon's interaction_policy sends an Update).
+  const policy = author ? remotePolicyBits(object, author) : 0;
+  const repoliced = await rt.db
+    .updateTable("statuses")
+    .set({ quote_approval_policy: policy })
+    .where("id", "=", stored.id)
+    .where("quote_approval_policy", "!=", policy)
+    .executeTakeFirst();
+  if (Number(repoliced.numUpdatedRows) > 0) await publishEvent(rt, "statuses.changed", { ids: [stored.id] });
   const text = await textParts(object);
   const mentioned = await knownAccounts(rt, text.mentionUris);
   const poll = await pollOf(object);
