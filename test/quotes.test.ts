@@ -180,7 +180,7 @@ test("the interaction policy of a status, and the account's default quote policy
     token: bob.token,
     json: { quote_approval_policy: "public" },
   });
-  assert.equal(notOwn.status, 404);
+  assert.equal(notOwn.status, 403);
   const asBob = await server.get(`/api/v1/statuses/${s.id}`, { token: bob.token });
   assert.equal(asBob.body.quote_approval.current_user, "denied");
 

@@ -178,7 +178,9 @@ export async function setQuotePolicy(
   const accountId = user.accountId;
   const policy = asked ?? (await userSettings(rt, user.id)).default_quote_policy ?? "public";
   const row = await visibleStatus(rt, accountId, statusId);
-  if (row.account_id !== accountId || row.reblog_of_id !== null) throw notFound();
+  // Someone else's status the caller may see: Mastodon's StatusPolicy#update? says no.
+  if (row.account_id !== accountId) throw forbidden();
+  if (row.reblog_of_id !== null) throw notFound();
   const bits = policyBits(policy, row.visibility);
   if (bits === row.quote_approval_policy) return;
   await rt.db.transaction().execute(async (trx) => {
