@@ -69,6 +69,9 @@ async function send(activity: unknown): Promise<void> {
   await server.settle();
 }
 
+/** A stamp this server made for one quote, which another status must not borrow. */
+let ourStamp = "";
+
 let n = 0;
 function note(text: string, extra: Record<string, unknown> = {}) {
   n++;
@@ -127,6 +130,7 @@ test("a Mastodon QuoteRequest for a local post is accepted with a stamp, served 
   assert.equal(accept.object.type, "QuoteRequest");
   assert.equal(accept.object.instrument, quoting.id);
   assert.match(accept.result, new RegExp(`^${server.url}/users/alice/quote_authorizations/\\d+$`));
+  ourStamp = accept.result;
   const stamp = await server.get(new URL(accept.result).pathname, { headers: { accept: "application/activity+json" } });
   assert.equal(stamp.status, 200);
   assert.equal(stamp.body.type, "QuoteAuthorization");
@@ -206,7 +210,7 @@ test("a local quote of a Mastodon post: QuoteRequest out, Accept with a stamp in
   assert.deepEqual(revoked.body.quote, { state: "revoked", quoted_status: null });
 });
 
-test("a Mastodon Note with `quote` whose stamp does not check out stays pending", async () => {
+test("a Mastodon Note with `quote` whose stamp does not check out (missing, or ours for another quote) stays pending", async () => {
   const original = await post(server, alice, "quoted without asking");
   const quoting = note("unapproved", {
     quote: original.uri,
@@ -215,6 +219,10 @@ test("a Mastodon Note with `quote` whose stamp does not check out stays pending"
   await send(create(quoting));
   const shown = await server.get(`/api/v1/statuses/${await statusIdOf(quoting.id)}`, { token: alice.token });
   assert.deepEqual(shown.body.quote, { state: "pending", quoted_status: null });
+  const borrowing = note("borrowed", { quote: original.uri, quoteAuthorization: ourStamp });
+  await send(create(borrowing));
+  const borrowed = await server.get(`/api/v1/statuses/${await statusIdOf(borrowing.id)}`, { token: alice.token });
+  assert.deepEqual(borrowed.body.quote, { state: "pending", quoted_status: null });
 });
 
 test("Misskey quotes (`_misskey_quote`, `quoteUrl`): a self-quote is shown, another is not until approved", async () => {

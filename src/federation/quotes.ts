@@ -186,8 +186,9 @@ export function remotePolicyBits(object: StatusObject, author: { uri: string; fo
 
 /**
  * After a remote status is stored: its quote, if it has one. A self-quote is accepted; a quote of a
- * local status is accepted when our QuoteRequest answer stamped it; another stamp is fetched and
- * checked (it must be its author's, name this status and the quoted one). Legacy quotes stay pending.
+ * local status waits for its QuoteRequest (onQuoteRequest accepts it); another server's stamp is
+ * fetched and checked (it must be its author's, name this status and the quoted one). Legacy quotes
+ * stay pending.
  */
 export async function storeRemoteQuote(
   rt: Runtime,
@@ -233,14 +234,9 @@ export async function storeRemoteQuote(
 
 /** Whether the stamp at `approval` authorizes `quotingUri` to quote `quotedUri` (Mastodon's VerifyQuoteService). */
 async function stampHolds(rt: Runtime, ctx: Context<Runtime>, approval: string, quotingUri: string, quotedUri: string) {
-  const local = ctx.parseUri(new URL(approval));
-  if (local) {
-    // One of ours: the quote row our answer to the QuoteRequest accepted.
-    const id = approval.split("/").pop() ?? "";
-    if (!isId(id)) return false;
-    const row = await rt.db.selectFrom("quotes").select("state").where("id", "=", id).executeTakeFirst();
-    return row?.state === "accepted";
-  }
+  // One of ours names the quote row our answer to the QuoteRequest accepted, for this very status:
+  // a status stored without one cannot borrow another's.
+  if (ctx.parseUri(new URL(approval))) return false;
   const stamp = await ctx.lookupObject(approval, { documentLoader: await signedLoader(ctx) }).catch(() => null);
   if (!(stamp instanceof QuoteAuthorization) || !stamp.attributionId) return false;
   if (stamp.attributionId.host !== new URL(approval).host) return false;
