@@ -4,6 +4,6 @@ import pkg from "../package.json" with { type: "json" };
 
 export const ROOKERY_VERSION: string = pkg.version;
 const MASTODON_COMPATIBLE = "4.5.0";
-export const MASTODON_API_VERSION = 6;
+export const MASTODON_API_VERSION = 7;
 export const VERSION_STRING = `${MASTODON_COMPATIBLE} (compatible; Rookery ${ROOKERY_VERSION})`;
 export const SOURCE_URL = "https://github.com/rookery-social/rookery";

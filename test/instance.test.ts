@@ -41,7 +41,7 @@ test("v2 instance: a Mastodon Instance with our limits, works without a token", 
   assert.equal(i.domain, new URL(server.url).host);
   assert.equal(i.title, "Birds");
   assert.match(i.version, /^4\.5\.0 \(compatible; Rookery \d+\.\d+\.\d+\)$/);
-  assert.equal(i.api_versions.mastodon, 6);
+  assert.equal(i.api_versions.mastodon, 7);
   assert.equal(i.configuration.statuses.max_characters, 500);
   assert.equal(i.configuration.statuses.characters_reserved_per_url, 23);
   assert.equal(i.configuration.polls.max_options, 4);

@@ -45,6 +45,7 @@ test("verify_credentials is a CredentialAccount with source and role", async (t)
     privacy: "public",
     sensitive: false,
     language: null,
+    quote_policy: "public",
     note: "",
     fields: [],
     follow_requests_count: 0,

@@ -13,9 +13,9 @@ import { homePage } from "../web/home.ts";
 import { oauthPages } from "../web/oauth.ts";
 import { publicFeeds } from "../web/public_pages/feeds.ts";
 import { publicPages } from "../web/public_pages/routes.ts";
-import { health } from "./health.ts";
 import { exportPages } from "../web/settings_export.ts";
 import { importPages } from "../web/settings_import.ts";
+import { health } from "./health.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { oembedApi } from "./oembed.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
@@ -57,6 +57,7 @@ import { push } from "./v1/push.ts";
 import { reports } from "./v1/reports.ts";
 import { scheduledStatuses } from "./v1/scheduled_statuses.ts";
 import { statusActions } from "./v1/status_actions.ts";
+import { statusQuotes } from "./v1/status_quotes.ts";
 import { statuses } from "./v1/statuses.ts";
 import { streamingApi } from "./v1/streaming.ts";
 import { suggestionsApi } from "./v1/suggestions.ts";
@@ -107,6 +108,7 @@ export const routers: Hono<AppEnv>[] = [
   preferences,
   statuses,
   statusActions,
+  statusQuotes,
   tags,
   timelines,
   polls,

@@ -83,6 +83,8 @@ export interface UserSettings {
   default_language?: string | null;
   expand_media?: "default" | "show_all" | "hide_all";
   expand_spoilers?: boolean;
+  /** Who may quote new posts by default (Mastodon's `source.quote_policy`). */
+  default_quote_policy?: "public" | "followers" | "nobody";
 }
 
 /** Sign-up attempts an email-domain block met: one row per block, day and address. */
@@ -232,6 +234,8 @@ export const NOTIFICATION_TYPES = [
   "admin.report",
   "severed_relationships",
   "moderation_warning",
+  "quote",
+  "quoted_update",
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -276,6 +280,8 @@ export interface StatusesTable {
   deleted_at: Date | null;
   /** A moderator's review for trends (null until reviewed). */
   trendable: Default<boolean | null>;
+  /** Who may quote it, as Mastodon stores it: automatic approvals << 16 | manual ones (see visibility/quote.ts). */
+  quote_approval_policy: Default<number>;
 }
 
 export interface StatusStatsTable {
@@ -633,6 +639,9 @@ export interface ScheduledStatusParams {
   poll: { options: string[]; expires_in: number; multiple: boolean; hide_totals: boolean } | null;
   application_id: string | null;
   idempotency: string | null;
+  /** Absent in what was scheduled before quotes. */
+  quoted_status_id?: string | null;
+  quote_approval_policy?: string | null;
 }
 
 export interface ScheduledStatusesTable {
@@ -806,6 +815,28 @@ export interface DomainAllowsTable {
   updated_at: Date;
 }
 
+export type QuoteState = "pending" | "accepted" | "rejected" | "revoked" | "deleted";
+
+/** A status that quotes another, and how far the quoted author's authorization went (FEP-044f). */
+export interface QuotesTable {
+  id: string;
+  /** The quoting status. */
+  status_id: string;
+  account_id: string;
+  /** Null while a remote quoted status is not stored, or once it is gone. */
+  quoted_status_id: string | null;
+  quoted_account_id: string | null;
+  state: QuoteState;
+  /** A quote of a server that quotes without asking (`quoteUrl`, `_misskey_quote`). */
+  legacy: Default<boolean>;
+  /** The QuoteRequest that asked for it. */
+  activity_uri: string | null;
+  /** The QuoteAuthorization stamp of a remote quoted author. */
+  approval_uri: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface Database {
   preview_cards: PreviewCardsTable;
   preview_cards_statuses: PreviewCardsStatusesTable;
@@ -841,6 +872,7 @@ export interface Database {
   account_conversations: AccountConversationsTable;
   statuses: StatusesTable;
   status_stats: StatusStatsTable;
+  quotes: QuotesTable;
   domain_blocks: DomainBlocksTable;
   rules: RulesTable;
   site_settings: SiteSettingsTable;

@@ -38,6 +38,7 @@ import { addMediaTerms, type MediaTerms } from "./media_terms.ts";
 import { loadNoteParts, noteObject } from "./note.ts";
 import { refused } from "./peers.ts";
 import { withProof } from "./proof.ts";
+import { buildQuoteActivity } from "./quotes.ts";
 import { instant } from "./temporal.ts";
 
 type JsonObject = Record<string, unknown>;
@@ -103,7 +104,7 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
         return { actorId: row.account_id, activity, audience };
       }
       if (row.deleted_at) return null;
-      const note = noteObject(rt, parts);
+      const note = await noteObject(rt, parts);
       const addressing = { actor, tos: note.toIds, ccs: note.ccIds, object: note };
       const activity =
         o.type === "Create"
@@ -349,6 +350,11 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
         more: activities.slice(1),
       };
     }
+    case "QuoteRequest":
+    case "RevokeQuote":
+    case "AcceptQuote":
+    case "RejectQuote":
+      return buildQuoteActivity(rt, o);
   }
 }
 

@@ -3,7 +3,7 @@
 // document is read through src/net, and the dispatchers below serve this server's actors, objects
 // and collections. Inbox listeners are in inbox.ts.
 import { createFederation, type Federation } from "@fedify/fedify";
-import { type Create, Emoji, Hashtag, Note, type Recipient } from "@fedify/fedify/vocab";
+import { Create, Emoji, Hashtag, Note, QuoteAuthorization, type Recipient } from "@fedify/fedify/vocab";
 import { isId } from "../domain/ids.ts";
 import type { Runtime } from "../runtime.ts";
 import { INSTANCE_ACTOR, instanceActor, localActor } from "./actor.ts";
@@ -17,6 +17,7 @@ import "./jsonld_expansions.ts";
 import { localAccountByUsername, publicLocalStatusId } from "./local_rows.ts";
 import { jobMessageQueue } from "./message_queue.ts";
 import { loadNoteParts, servedCreate, servedNote } from "./note.ts";
+import { servedStamp } from "./quotes.ts";
 import { Temporal } from "./temporal.ts";
 
 const federations = new WeakMap<Runtime, Federation<Runtime>>();
@@ -75,6 +76,11 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
     // A poll is a Question; Fedify serves whatever object the dispatcher returns.
     return parts ? ((await servedNote(rt, parts, ctx.contextLoader)) as Note) : null;
   });
+
+  // The stamps of quotes of local statuses (FEP-044f), for the servers that check them.
+  federation.setObjectDispatcher(QuoteAuthorization, "/users/{username}/quote_authorizations/{id}", (_ctx, values) =>
+    servedStamp(rt, values.username, values.id),
+  );
 
   // The id of an Emoji tag resolves, as Mastodon's do, for a server that fetches it.
   federation.setObjectDispatcher(Emoji, "/emojis/{id}", async (_ctx, values) => {

@@ -15,6 +15,7 @@ import {
   isActor,
   Like,
   Note,
+  QuoteRequest,
   Reject,
   Remove,
   Undo,
@@ -40,6 +41,7 @@ import "./activity_readings.ts";
 import { INSTANCE_ACTOR } from "./actor.ts";
 import { localAccountByUsername } from "./local_rows.ts";
 import { peerPolicy, refused } from "./peers.ts";
+import { onQuoteAccept, onQuoteReject, onQuoteRequest, onStampDelete } from "./quotes.ts";
 import { receivedJson } from "./received.ts";
 import { accountByUri, storeActor } from "./remote_accounts.ts";
 import { isStatusObject, statusByUri, statusFromUri, storeStatus, updateStatus } from "./remote_statuses.ts";
@@ -141,6 +143,7 @@ async function answeredFollower(ctx: Ctx, activity: Accept | Reject, targetId: s
 async function onAccept(ctx: Ctx, activity: Accept): Promise<void> {
   const targetId = await sender(ctx, activity);
   if (!targetId) return;
+  if (await onQuoteAccept(ctx.data, activity, targetId)) return;
   const followerId = await answeredFollower(ctx, activity, targetId);
   if (!followerId) return;
   // Accepted already (a redelivery): nothing is pending, nothing changes.
@@ -150,6 +153,7 @@ async function onAccept(ctx: Ctx, activity: Accept): Promise<void> {
 async function onReject(ctx: Ctx, activity: Reject): Promise<void> {
   const targetId = await sender(ctx, activity);
   if (!targetId) return;
+  if (await onQuoteReject(ctx.data, activity, targetId)) return;
   const followerId = await answeredFollower(ctx, activity, targetId);
   if (!followerId) return;
   const rejected = await refusedIsDone(() => rejectFollowRequest(ctx.data, targetId, followerId));
@@ -232,6 +236,7 @@ async function onDelete(ctx: Ctx, activity: Delete): Promise<void> {
       .execute();
     return;
   }
+  if (await onStampDelete(rt, activity.objectId.href, actor.id)) return;
   const status = await statusByUri(rt.db, activity.objectId.href);
   if (!status || status.deleted_at || status.account_id !== actor.id) return;
   await refusedIsDone(() => deleteStatus(rt, actor.id, status.id));
@@ -251,6 +256,11 @@ async function onLike(ctx: Ctx, activity: Like): Promise<void> {
   const statusId = await storedStatusId(ctx, activity.objectId);
   if (!actorId || !statusId) return;
   await refusedIsDone(() => favourite(ctx.data, actorId, statusId));
+}
+
+async function onQuote(ctx: Ctx, activity: QuoteRequest): Promise<void> {
+  const actorId = await sender(ctx, activity);
+  if (actorId) await onQuoteRequest(ctx, activity, actorId);
 }
 
 async function onBlock(ctx: Ctx, activity: Block): Promise<void> {
@@ -361,6 +371,7 @@ export function registerInbox(rt: Runtime, federation: Federation<Runtime>): voi
     .on(Flag, fromPeer(onFlag))
     .on(Add, fromPeer(onAdd))
     .on(Remove, fromPeer(onRemove))
+    .on(QuoteRequest, fromPeer(onQuote))
     .onError((_ctx, error) => {
       log.warn("An inbox activity failed on {domain}: {error}", {
         domain: rt.config.localDomain,

@@ -23,6 +23,7 @@ import type { Runtime } from "../runtime.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../services/emojis/custom_emojis.ts";
 import { localEmojiTags } from "./emojis.ts";
 import { addMediaTerms } from "./media_terms.ts";
+import { interactionPolicyOf, noteQuoteTerms } from "./quotes.ts";
 import { instant } from "./temporal.ts";
 
 export type StatusRowFull = Selectable<StatusesTable>;
@@ -136,7 +137,7 @@ export function followersUrlOf(author: { uri: string; followers_url: string | nu
   return author.followers_url ?? `${author.uri}/followers`;
 }
 
-export function noteObject(rt: Runtime, parts: NoteParts): Note | Question {
+export async function noteObject(rt: Runtime, parts: NoteParts): Promise<Note | Question> {
   const { row } = parts;
   const { to, cc } = addressing(
     row.visibility,
@@ -174,6 +175,13 @@ export function noteObject(rt: Runtime, parts: NoteParts): Note | Question {
           height: m.height,
         }),
     ),
+    // Quotes as Mastodon writes them: `quote`, with `quoteUrl`, `_misskey_quote` and `quoteUri` for
+    // the servers that read those, the stamp once accepted, and who may quote it.
+    ...(await noteQuoteTerms(rt, row.id)),
+    interactionPolicy: interactionPolicyOf(row.quote_approval_policy, {
+      uri: parts.author.uri,
+      followersUrl: followersUrlOf(parts.author),
+    }),
   };
   if (!parts.poll) return new Note(values);
   const poll = parts.poll;
@@ -199,7 +207,7 @@ export async function servedNote(
   parts: NoteParts,
   contextLoader: DocumentLoader,
 ): Promise<Note | Question> {
-  const object = noteObject(rt, parts);
+  const object = await noteObject(rt, parts);
   if (!parts.media.some((m) => m.blurhash || m.focus)) return object;
   const json = (await object.toJsonLd({ format: "compact", contextLoader })) as Record<string, unknown>;
   addMediaTerms(json, json, parts.media);

@@ -26,6 +26,7 @@ import { isPublicAddress } from "./addressing.ts";
 import { keepEmojisOf } from "./emojis.ts";
 import { mediaTermsOf } from "./media_terms.ts";
 import { peerPolicy, refused } from "./peers.ts";
+import { remotePolicyBits, storeRemoteQuote } from "./quotes.ts";
 import { accountByUri, isFresh, signedLoader } from "./remote_accounts.ts";
 
 /** How many parents up a reply's thread are fetched. */
@@ -272,6 +273,10 @@ export async function storeStatus(
     poll: await pollOf(object),
     media: [],
     remoteMedia: media,
+    quoteApprovalPolicy: remotePolicyBits(object, {
+      uri: object.attributionId.href,
+      followers_url: author.followers_url,
+    }),
   };
   const written = await rt.db.transaction().execute(async (trx) => {
     const inserted = await insertStatus(rt, trx, status);
@@ -279,6 +284,7 @@ export async function storeStatus(
     return inserted ? { id, ...inserted } : { id: (await statusByUri(trx, uri))?.id ?? null, afterCommit: null };
   });
   await written.afterCommit?.();
+  if (written.afterCommit && written.id) await storeRemoteQuote(rt, ctx, object, written.id, author.id, depth);
   return written.id;
 }
 
@@ -287,8 +293,21 @@ export async function updateStatus(rt: Runtime, object: StatusObject, authorId: 
   if (!object.id) return;
   const stored = await statusByUri(rt.db, object.id.href);
   if (!stored || stored.deleted_at || stored.account_id !== authorId) return;
-  const author = await rt.db.selectFrom("accounts").select("domain").where("id", "=", authorId).executeTakeFirst();
+  const author = await rt.db
+    .selectFrom("accounts")
+    .select(["domain", "uri", "followers_url"])
+    .where("id", "=", authorId)
+    .executeTakeFirst();
   if (author?.domain) await keepEmojisOf(rt, author.domain, object);
+  // Who may quote it changes without an edit (Mastodon's interaction_policy sends an Update).
+  const policy = author ? remotePolicyBits(object, author) : 0;
+  const repoliced = await rt.db
+    .updateTable("statuses")
+    .set({ quote_approval_policy: policy })
+    .where("id", "=", stored.id)
+    .where("quote_approval_policy", "!=", policy)
+    .executeTakeFirst();
+  if (Number(repoliced.numUpdatedRows) > 0) await publishEvent(rt, "statuses.changed", { ids: [stored.id] });
   const text = await textParts(object);
   const mentioned = await knownAccounts(rt, text.mentionUris);
   const poll = await pollOf(object);

@@ -219,6 +219,7 @@ export function renderCredentialAccount(rt: Runtime, view: CredentialView) {
       privacy: s.default_privacy ?? "public",
       sensitive: s.default_sensitive ?? false,
       language: s.default_language || null,
+      quote_policy: s.default_quote_policy ?? "public",
       note: row.note,
       fields: row.fields.map((f) => ({ name: f.name, value: f.value, verified_at: f.verified_at })),
       follow_requests_count: view.followRequestsCount,

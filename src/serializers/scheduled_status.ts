@@ -15,6 +15,9 @@ export function renderScheduled(config: Config, row: ScheduledStatus, media: Map
       ...params,
       // A JSON number, as Mastodon sends it (and typed apps decode an integer).
       application_id: application_id === null ? null : exactInteger(application_id),
+      quoted_status_id: params.quoted_status_id ?? null,
+      // Mastodon's schema has no null here: without a policy asked for, there is none to show.
+      quote_approval_policy: params.quote_approval_policy ?? undefined,
       scheduled_at: null,
       with_rate_limit: false,
     },

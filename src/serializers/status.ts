@@ -44,6 +44,9 @@ const CHANGING = [
   "emojis",
   "poll",
   "card",
+  "quotes_count",
+  "quote",
+  "quote_approval",
 ] as const;
 type Changing = Record<(typeof CHANGING)[number], unknown>;
 
@@ -63,7 +66,7 @@ function shape(rt: Runtime, { row, mentions, tags, media }: StatusShared, d: Cha
     replies_count: d.replies_count,
     reblogs_count: d.reblogs_count,
     favourites_count: d.favourites_count,
-    quotes_count: 0,
+    quotes_count: d.quotes_count,
     edited_at: iso(row.edited_at),
     content: row.content,
     reblog: d.reblog as StatusEntity | null,
@@ -75,20 +78,13 @@ function shape(rt: Runtime, { row, mentions, tags, media }: StatusShared, d: Cha
     emojis: d.emojis,
     card: d.card,
     poll: d.poll,
-    quote: null,
+    quote: d.quote,
+    quote_approval: d.quote_approval,
   };
 }
 
 /** The changing values of `view`, its boost and author rendered by `nest`. */
-function changing(
-  rt: Runtime,
-  view: StatusView,
-  nest: {
-    status: (rt: Runtime, v: StatusView) => unknown;
-    account: (rt: Runtime, v: AccountView) => unknown;
-    card: (rt: Runtime, v: CardView) => unknown;
-  },
-): Changing {
+function changing(rt: Runtime, view: StatusView, nest: Nest): Changing {
   const s = view.counts;
   // The app a status was posted with shows only to its author.
   const own = view.viewer !== null && view.viewer.id === view.shared.row.account_id;
@@ -103,7 +99,25 @@ function changing(
     // The poll shows the viewer's votes.
     poll: view.poll ? renderPoll(view.poll) : null,
     card: view.card ? nest.card(rt, view.card) : null,
+    quotes_count: view.quoting?.quotesCount ?? 0,
+    quote: view.quoting?.quote ? nest.quote(rt, view) : null,
+    quote_approval: view.quoting?.approval ?? null,
   };
+}
+
+interface Nest {
+  status: (rt: Runtime, v: StatusView) => unknown;
+  account: (rt: Runtime, v: AccountView) => unknown;
+  card: (rt: Runtime, v: CardView) => unknown;
+  quote: (rt: Runtime, v: StatusView) => unknown;
+}
+
+/** The Quote entity, with the quoted status rendered by `nest`; a ShallowQuote within a quoted status. */
+function renderQuote(rt: Runtime, view: StatusView, nest: Nest) {
+  const quote = view.quoting?.quote;
+  if (!quote) return null;
+  if (quote.shallow) return { state: quote.state, quoted_status_id: quote.quotedId };
+  return { state: quote.state, quoted_status: quote.quoted ? nest.status(rt, quote.quoted) : null };
 }
 
 /** What only the viewer sees. */
@@ -119,9 +133,10 @@ function viewerFields(v: ViewerState, authorId: string) {
 }
 
 /** Nested entities as objects, for renderStatus. */
-const asObjects = {
+const asObjects: Nest = {
   status: (rt: Runtime, v: StatusView) => renderStatus(rt, v),
   account: renderAccountView,
+  quote: (rt: Runtime, v: StatusView) => renderQuote(rt, v, asObjects),
   card: (rt: Runtime, v: CardView) => renderCard(rt.config, v, (a) => renderAccountView(rt, a)),
 };
 
@@ -141,10 +156,13 @@ const templates = new WeakMap<StatusShared, Template>();
 const HOLES = holes(CHANGING);
 
 /** Nested entities as writers of their JSON, for writeStatus. */
-const asWriters = {
+const asWriters: Nest = {
   status: (rt: Runtime, v: StatusView) => new Writer(writeStatus, rt, v),
   account: (rt: Runtime, v: AccountView) => new Writer(writeAccount, rt, v),
   card: (rt: Runtime, v: CardView) => new Writer(writeCard, rt, v),
+  // The Quote object around a status written from its template.
+  quote: (rt: Runtime, v: StatusView) =>
+    new Writer((r: Runtime, out: JsonOut, view: StatusView) => out.compose(renderQuote(r, view, asWriters)), rt, v),
 };
 
 /** A card as JSON, its author's account written from its template. */

@@ -45,7 +45,14 @@ const updateSchema = z.object({
   attribution_domains: zStrings(),
   source: z.preprocess(
     (v) => (isObject(v) ? v : undefined),
-    z.object({ privacy: zText(WORD_MAX), sensitive: zBool(), language: zString(WORD_MAX) }).optional(),
+    z
+      .object({
+        privacy: zText(WORD_MAX),
+        sensitive: zBool(),
+        language: zString(WORD_MAX),
+        quote_policy: zText(WORD_MAX),
+      })
+      .optional(),
   ),
 });
 
@@ -66,6 +73,7 @@ function sourceOf(source: z.output<typeof updateSchema>["source"]): ProfileChang
   if (source.privacy !== undefined) out.privacy = source.privacy;
   if (source.sensitive !== undefined) out.sensitive = source.sensitive;
   if (source.language !== undefined) out.language = source.language.trim();
+  if (source.quote_policy !== undefined) out.quotePolicy = source.quote_policy;
   return out;
 }
 

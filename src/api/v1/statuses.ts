@@ -11,6 +11,7 @@ import { deleteStatus } from "../../services/statuses/delete.ts";
 import { editStatus, ownStatus, statusHistory } from "../../services/statuses/edit.ts";
 import type { NewPoll } from "../../services/statuses/polls.ts";
 import { postStatus } from "../../services/statuses/post.ts";
+import { quotePolicyOf } from "../../services/statuses/quotes.ts";
 import { threadContext, visibleIds } from "../../services/statuses/read.ts";
 import { scheduleStatus } from "../../services/statuses/scheduled.ts";
 import { loadStatusView, loadStatusViews } from "../../services/statuses/views.ts";
@@ -29,6 +30,8 @@ const draftSchema = z.object({
   media_ids: zStrings(),
   visibility: zText(WORD_MAX),
   in_reply_to_id: zRef(),
+  quoted_status_id: zRef(),
+  quote_approval_policy: zText(WORD_MAX),
   poll: z.preprocess(
     (v) => (v !== null && typeof v === "object" && !Array.isArray(v) ? v : undefined),
     z
@@ -88,6 +91,8 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
         : null,
       application_id: c.get("auth")!.applicationId,
       idempotency: idempotencyKey ?? null,
+      quoted_status_id: p.quoted_status_id ?? null,
+      quote_approval_policy: p.quote_approval_policy ? quotePolicyOf(p.quote_approval_policy) : null,
     });
     return c.json((await renderScheduledList(c.get("rt"), [scheduled]))[0]);
   }
@@ -100,6 +105,8 @@ statuses.post("/api/v1/statuses", requireUser("write:statuses"), async (c) => {
       inReplyToId: p.in_reply_to_id,
       idempotencyKey,
       poll: pollOf(p),
+      quotedStatusId: p.quoted_status_id,
+      quotePolicy: p.quote_approval_policy ? quotePolicyOf(p.quote_approval_policy) : undefined,
     },
   );
   return sendJson(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), user.accountId, id)));
@@ -138,13 +145,16 @@ statuses.get("/api/v1/statuses/:id/context", tokenIfGiven("read:statuses"), asyn
 });
 
 statuses.put("/api/v1/statuses/:id", requireUser("write:statuses"), async (c) => {
-  const p = parse(draftSchema, await params(c));
+  const raw = await params(c);
+  const p = parse(draftSchema, raw);
   const user = currentUser(c);
   const id = pathId(c.req.param("id"));
   await editStatus(c.get("rt"), user, id, {
     ...draftOf(p),
     poll: pollOf(p),
     mediaAttributes: p.media_attributes?.flatMap((a) => (a.id ? [{ ...a, id: a.id }] : [])),
+    // Present and empty, it takes the quote off; absent, it leaves it.
+    quotedStatusId: "quoted_status_id" in raw ? (p.quoted_status_id ?? null) : undefined,
   });
   return sendJson(c, statusJson(c.get("rt"), await loadStatusView(c.get("rt"), user.accountId, id)));
 });

@@ -22,6 +22,7 @@ import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { federate } from "../federation/outbox.ts";
 import { resolveMentions } from "../statuses/mentions.ts";
+import { QUOTE_POLICIES, type QuotePolicy } from "../visibility/quote.ts";
 
 export interface ProfileChanges {
   displayName?: string;
@@ -35,7 +36,7 @@ export interface ProfileChanges {
   indexable?: boolean;
   fields?: { name: string; value: string }[];
   attributionDomains?: string[];
-  source?: { privacy?: string; sensitive?: boolean; language?: string };
+  source?: { privacy?: string; sensitive?: boolean; language?: string; quotePolicy?: string };
 }
 
 const PRIVACIES: Visibility[] = ["public", "unlisted", "private"];
@@ -113,6 +114,9 @@ function settingsAfter(current: UserSettings, source: ProfileChanges["source"]):
     settings.default_privacy = source.privacy as Visibility;
   }
   if (source?.sensitive !== undefined) settings.default_sensitive = source.sensitive;
+  if (source?.quotePolicy !== undefined && (QUOTE_POLICIES as readonly string[]).includes(source.quotePolicy)) {
+    settings.default_quote_policy = source.quotePolicy as QuotePolicy;
+  }
   if (source?.language === "") settings.default_language = null;
   else if (source?.language !== undefined && isLanguage(source.language)) settings.default_language = source.language;
   return settings;

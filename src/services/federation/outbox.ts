@@ -23,7 +23,19 @@ export type Outgoing =
   /** A status pinned to (or unpinned from) the account's featured collection. */
   | { type: "Add" | "Remove"; accountId: string; statusId: string }
   /** A report sent to other servers by the instance actor, to the servers of the remote `recipients`. */
-  | { type: "Flag"; reportId: string; recipients: string[] };
+  | { type: "Flag"; reportId: string; recipients: string[] }
+  /** A local quote of a remote status asks its author (FEP-044f); a revocation deletes the stamp. */
+  | { type: "QuoteRequest" | "RevokeQuote"; quoteId: string }
+  /** The answer to a remote QuoteRequest: `quoteId` names the accepted quote, or null for a Reject. */
+  | {
+      type: "AcceptQuote" | "RejectQuote";
+      accountId: string;
+      requesterId: string;
+      requestUri: string;
+      instrumentUri: string;
+      quotedStatusId: string;
+      quoteId: string | null;
+    };
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {

@@ -28,6 +28,7 @@ const DEFAULT_POLICY: NotificationPolicy = {
 const NEVER_FILTERED: readonly NotificationType[] = [
   "poll",
   "update",
+  "quoted_update",
   "admin.sign_up",
   "admin.report",
   "moderation_warning",

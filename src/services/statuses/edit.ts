@@ -10,6 +10,7 @@ import { checkDescription, parseFocus } from "../media/upload.ts";
 import { type StatusRow, visibleStatus } from "../visibility/load.ts";
 import { checkDraft, type Draft, renderDraft } from "./compose.ts";
 import { checkPoll, createPoll, type NewPoll, newPollRecord } from "./polls.ts";
+import { addQuote, quoteOfEdit, removeQuote } from "./quotes.ts";
 import { applyEdit, pollOptions } from "./write.ts";
 
 export interface StatusChanges extends Draft {
@@ -18,6 +19,8 @@ export interface StatusChanges extends Draft {
   poll?: NewPoll;
   /** New descriptions and focus points of the status's media (Mastodon's `media_attributes[]`). */
   mediaAttributes?: { id: string; description?: string; focus?: string }[];
+  /** The status to quote now; null (or "") takes the quote off; undefined leaves it. */
+  quotedStatusId?: string | null;
 }
 
 /** One's own original status (not a boost), or 404. */
@@ -67,6 +70,7 @@ export async function editStatus(
   checkDraft(rt, c);
   const poll = c.poll ? checkPoll(rt, c.poll) : null;
   const media = await checkMedia(rt, { accountId: user.accountId, statusId: id }, c.mediaIds);
+  const quote = await quoteOfEdit(rt, user.accountId, id, c.quotedStatusId);
   const mediaBefore = await mediaSnapshot(rt.db, id);
   const pollBefore = await pollOptions(rt.db, id);
   const mediaAfter = editedMedia(rt, media, c);
@@ -87,7 +91,7 @@ export async function editStatus(
     sensitive === row.sensitive &&
     rendered.language === row.language &&
     JSON.stringify(mediaAfter) === JSON.stringify(mediaBefore);
-  if (unchanged && !poll) return;
+  if (unchanged && !poll && quote === undefined) return;
   const now = new Date();
   await rt.db.transaction().execute(async (trx) => {
     // Media and poll first: the search index that applyEdit writes reads the poll's options.
@@ -101,6 +105,10 @@ export async function editStatus(
         .set({ description: m.description, meta: JSON.stringify(meta), updated_at: now })
         .where("id", "=", m.id)
         .execute();
+    }
+    if (quote !== undefined) {
+      await removeQuote(trx, id);
+      if (quote) await addQuote(rt, trx, { statusId: id, accountId: user.accountId, quoted: quote, now });
     }
     if (poll) {
       if (row.poll_id) await trx.deleteFrom("polls").where("id", "=", row.poll_id).execute();

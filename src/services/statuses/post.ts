@@ -8,8 +8,10 @@ import { userSettings } from "../accounts/preferences.ts";
 import { federate } from "../federation/outbox.ts";
 import { checkMedia } from "../media/attach.ts";
 import { visibleStatus } from "../visibility/load.ts";
+import type { QuotePolicy } from "../visibility/quote.ts";
 import { checkDraft, chosenVisibility, type Draft, renderDraft } from "./compose.ts";
 import { checkPoll, type NewPoll, newPollRecord } from "./polls.ts";
+import { addQuote, newPolicyBits, quotableStatus } from "./quotes.ts";
 import { insertStatus } from "./write.ts";
 
 export interface NewStatus extends Draft {
@@ -20,6 +22,8 @@ export interface NewStatus extends Draft {
   poll?: NewPoll;
   /** The scheduled status being published, whose media it may attach. */
   scheduledId?: string;
+  quotedStatusId?: string;
+  quotePolicy?: QuotePolicy;
 }
 
 export interface Author {
@@ -68,6 +72,7 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
   const media = await checkMedia(rt, { accountId: author.accountId, scheduledId: input.scheduledId }, input.mediaIds);
   const parent = input.inReplyToId ? await visibleStatus(rt, author.accountId, input.inReplyToId) : null;
   if (parent?.reblog_of_id) throw unprocessable("Validation failed: A boost cannot be replied to");
+  const quoted = input.quotedStatusId ? await quotableStatus(rt, author.accountId, input.quotedStatusId) : null;
 
   const account = await rt.db
     .selectFrom("accounts")
@@ -112,7 +117,9 @@ export async function postStatus(rt: Runtime, author: Author, input: NewStatus):
       poll: poll ? newPollRecord(poll, now) : null,
       media,
       remoteMedia: [],
+      quoteApprovalPolicy: newPolicyBits(input.quotePolicy, settings.default_quote_policy, visibility),
     });
+    if (quoted) await addQuote(rt, trx, { statusId: id, accountId: author.accountId, quoted, now });
     await federate(rt, trx, author.accountId, { type: "Create", statusId: id }, [
       ...rendered.mentions.map((m) => m.id),
       ...(parent ? [parent.account_id] : []),

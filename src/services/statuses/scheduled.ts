@@ -16,6 +16,7 @@ import { releaseScheduledMedia } from "../media/cleanup.ts";
 import { checkDraft, chosenVisibility } from "./compose.ts";
 import { checkPoll } from "./polls.ts";
 import { postStatus } from "./post.ts";
+import { quotableStatus, quotePolicyOf } from "./quotes.ts";
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {
@@ -75,6 +76,7 @@ export async function scheduleStatus(
     });
   }
   await checkMedia(rt, { accountId }, params.media_ids);
+  if (params.quoted_status_id) await quotableStatus(rt, accountId, params.quoted_status_id);
   const row: ScheduledStatus = { id: newId(), account_id: accountId, scheduled_at: at, params, created_at: new Date() };
   await rt.db.transaction().execute(async (trx) => {
     await checkTime(rt, trx, accountId, at);
@@ -141,6 +143,8 @@ export async function publishScheduled(rt: Runtime, { scheduledId }: { scheduled
           visibility: p.visibility ?? undefined,
           sensitive: p.sensitive ?? undefined,
           inReplyToId: p.in_reply_to_id ?? undefined,
+          quotedStatusId: p.quoted_status_id ?? undefined,
+          quotePolicy: p.quote_approval_policy ? quotePolicyOf(p.quote_approval_policy) : undefined,
           // The scheduled status's own id keeps a retried job from posting twice.
           idempotencyKey: `scheduled-${row.id}`,
           scheduledId: row.id,

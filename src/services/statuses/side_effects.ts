@@ -21,7 +21,7 @@ declare module "../../jobs/queue.ts" {
     "statuses.notify_mentioned": { statusId: string; mentioned: string[]; created: boolean };
     /** `status` notifications for the followers who asked to hear of every post. */
     "statuses.notify_subscribers": { statusId: string };
-    /** `update` notifications for the people who boosted an edited status. */
+    /** `update` notifications for the people who boosted an edited status, `quoted_update` for those who quoted it. */
     "statuses.notify_boosters": { statusId: string };
   }
 }
@@ -236,8 +236,9 @@ export async function notifySubscribers(rt: Runtime, { statusId }: { statusId: s
 }
 
 /**
- * Job: people who boosted a status hear that it changed. Run twice, it notifies no one twice: a
- * booster who already has an `update` notification newer than the latest edit has heard of it.
+ * Job: people who boosted a status hear that it changed (`update`), and those whose accepted quotes
+ * show it (`quoted_update`, about the edited status, as Mastodon). Run twice, it notifies no one
+ * twice: someone who already has such a notification newer than the latest edit has heard of it.
  */
 export async function notifyBoosters(rt: Runtime, { statusId }: { statusId: string }): Promise<void> {
   const status = await rt.db
@@ -253,23 +254,29 @@ export async function notifyBoosters(rt: Runtime, { statusId }: { statusId: stri
     .where("reblog_of_id", "=", statusId)
     .where("deleted_at", "is", null)
     .execute();
-  for (const { account_id } of boosters) {
+  const quoters = await rt.db
+    .selectFrom("quotes")
+    .select("account_id")
+    .distinct()
+    .where("quoted_status_id", "=", statusId)
+    .where("state", "=", "accepted")
+    .execute();
+  const recipients = [
+    ...boosters.map((b) => ({ account_id: b.account_id, type: "update" as const })),
+    ...quoters.map((q) => ({ account_id: q.account_id, type: "quoted_update" as const })),
+  ];
+  for (const { account_id, type } of recipients) {
     await rt.db.transaction().execute(async (trx) => {
       const already = await trx
         .selectFrom("notifications")
         .select("id")
         .where("account_id", "=", account_id)
-        .where("type", "=", "update")
+        .where("type", "=", type)
         .where("status_id", "=", statusId)
         .$if(status.edited_at !== null, (q) => q.where("created_at", ">=", status.edited_at!))
         .executeTakeFirst();
       if (already) return;
-      await notifyAbout(rt, trx, {
-        recipientId: account_id,
-        fromAccountId: status.account_id,
-        type: "update",
-        statusId,
-      });
+      await notifyAbout(rt, trx, { recipientId: account_id, fromAccountId: status.account_id, type, statusId });
     });
   }
 }

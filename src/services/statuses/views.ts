@@ -22,6 +22,7 @@ import { throughCache, viewCaches } from "../view_caches.ts";
 import { loadStatusRows, type StatusRow } from "../visibility/load.ts";
 import { type LiveState, loadLiveState, type StatusCounters } from "./live_state.ts";
 import { loadPollViews, type PollView } from "./polls.ts";
+import { loadQuoting, type QuotingView } from "./quote_views.ts";
 
 export interface MentionView {
   id: string;
@@ -77,6 +78,8 @@ export interface StatusView {
   /** The custom emojis its text and content warning use. */
   emojis: (CustomEmoji | RemoteEmoji)[];
   card: CardView | null;
+  /** Its quote (with the quoted status's view, unless it is one itself), who may quote it, and how many did. */
+  quoting: QuotingView<StatusView> | null;
 }
 
 export interface LoadOptions {
@@ -86,6 +89,8 @@ export interface LoadOptions {
   includeDeleted?: boolean;
   /** The live state of the statuses and of those they boost, when it was read with their page. */
   live?: LiveState | null;
+  /** Views of quoted statuses: their own quotes nest no further (Mastodon's ShallowQuote). */
+  shallowQuotes?: boolean;
 }
 
 function groupBy<T extends { status_id: string }, U>(items: T[], map: (item: T) => U): Map<string, U[]> {
@@ -210,6 +215,15 @@ export async function loadStatusViews(
     rows.filter((r) => !r.local).map((r) => ({ domain: domainOf(r), texts: [r.spoiler_text, r.content] })),
   );
   const { flags } = live;
+  const quoting = await loadQuoting<StatusView>(
+    rt,
+    viewerId,
+    rows,
+    o.shallowQuotes
+      ? null
+      : async (ids) =>
+          new Map((await loadStatusViews(rt, viewerId, ids, { shallowQuotes: true })).map((v) => [v.shared.row.id, v])),
+  );
 
   const view = (shared: StatusShared, reblog: StatusView | null): StatusView => {
     const { row } = shared;
@@ -243,6 +257,7 @@ export async function loadStatusViews(
         ? emojisIn(emojis, row.spoiler_text, row.content)
         : emojisIn(remoteEmojis.get(domainOf(row) ?? ""), row.spoiler_text, row.content),
       card: shared.card && withAuthor(shared.card, authorsOfCards),
+      quoting: quoting.get(row.id) ?? null,
     };
   };
 

@@ -52,6 +52,8 @@ export interface ParsedStatus {
   /** Uploads of the author's, attached in this order. */
   media: MediaRow[];
   remoteMedia: RemoteMedia[];
+  /** Who may quote it (visibility/quote.ts); nobody but its author when not given. */
+  quoteApprovalPolicy?: number;
 }
 
 /** The author's counters after a new status; `at` is its time (a Date, or an expression on PostgreSQL). */
@@ -138,6 +140,7 @@ export async function insertStatus(
     updated_at: now,
     edited_at: s.editedAt,
     deleted_at: null,
+    quote_approval_policy: s.quoteApprovalPolicy ?? 0,
     document,
   });
   if (inserted && rt.dialect === "sqlite") {

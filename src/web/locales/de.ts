@@ -90,6 +90,7 @@ export const de: Messages = {
     joined: "Beigetreten",
     pinned: "Angeheftet",
     boosted: (who: string) => `${who} hat geteilt`,
+    quoteUnavailable: "Der zitierte Beitrag ist nicht verfügbar.",
     older: "Ältere Beiträge",
     newer: "Neuere Beiträge",
     noPosts: "Noch keine öffentlichen Beiträge.",

@@ -91,6 +91,7 @@ export const en = {
     joined: "Joined",
     pinned: "Pinned",
     boosted: (who: string) => `${who} boosted`,
+    quoteUnavailable: "The quoted post is not available.",
     older: "Older posts",
     newer: "Newer posts",
     noPosts: "No public posts yet.",

@@ -90,6 +90,7 @@ export const es: Messages = {
     joined: "Se unió",
     pinned: "Fijado",
     boosted: (who: string) => `${who} impulsó`,
+    quoteUnavailable: "La publicación citada no está disponible.",
     older: "Publicaciones anteriores",
     newer: "Publicaciones más recientes",
     noPosts: "Aún no hay publicaciones públicas.",

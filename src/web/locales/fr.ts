@@ -91,6 +91,7 @@ export const fr: Messages = {
     joined: "Inscrit·e",
     pinned: "Épinglé",
     boosted: (who: string) => `${who} a partagé`,
+    quoteUnavailable: "La publication citée n’est pas disponible.",
     older: "Messages plus anciens",
     newer: "Messages plus récents",
     noPosts: "Aucun message public pour l'instant.",

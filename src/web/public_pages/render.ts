@@ -41,6 +41,7 @@ interface ShownStatus {
     image: string | null;
     image_description: string;
   } | null;
+  quote: { state: string; quoted_status?: StatusEntity | null } | null;
 }
 
 export const PAGE_STYLE = html`<style>
@@ -138,6 +139,15 @@ ${card.image ? html`<img src="${safeUrl(card.image)}" alt="${card.image_descript
 </a>`;
 }
 
+/** The post a post quotes, within it; a line saying so when it may not be shown. */
+function renderQuote(quote: ShownStatus["quote"], lang: Language): Html {
+  // A quote within a quoted post (a ShallowQuote) is not shown.
+  if (!quote || quote.quoted_status === undefined) return html``;
+  if (quote.quoted_status)
+    return html`<blockquote class="quote">${renderStatus(quote.quoted_status, lang)}</blockquote>`;
+  return html`<p class="muted quote">${lang.t.publicPages.quoteUnavailable}</p>`;
+}
+
 /** One post; a boost shows the boosted post with a line naming who boosted it. */
 export function renderStatus(
   entity: StatusEntity,
@@ -150,7 +160,8 @@ export function renderStatus(
   const body = html`<div class="content"${s.language ? html` lang="${s.language}"` : ""}>${raw(s.content)}</div>
 ${renderPoll(s.poll, lang)}
 ${renderMedia(s.media_attachments, s.sensitive, lang)}
-${s.media_attachments.length === 0 ? renderCard(s.card) : ""}`;
+${s.media_attachments.length === 0 ? renderCard(s.card) : ""}
+${renderQuote(s.quote, lang)}`;
   return html`<article class="status h-entry${o.focus ? " focus" : ""}" id="status-${s.id}">
 ${o.pinned ? html`<p class="muted">${t.pinned}</p>` : ""}
 ${booster ? html`<p class="muted">${t.boosted(displayName(booster))}</p>` : ""}
