@@ -3,7 +3,7 @@
 // document is read through src/net, and the dispatchers below serve this server's actors, objects
 // and collections. Inbox listeners are in inbox.ts.
 import { createFederation, type Federation } from "@fedify/fedify";
-import { Create, Emoji, Hashtag, Note, QuoteAuthorization, type Recipient } from "@fedify/fedify/vocab";
+import { type Create, Emoji, Hashtag, Note, QuoteAuthorization, type Recipient } from "@fedify/fedify/vocab";
 import { isId } from "../domain/ids.ts";
 import type { Runtime } from "../runtime.ts";
 import { INSTANCE_ACTOR, instanceActor, localActor } from "./actor.ts";
