@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { addRule } from "../src/services/instance/rules.ts";
 import { assertEntity } from "./conformance.ts";
-import { post } from "./fixtures.ts";
+import { follow, post } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -22,6 +22,8 @@ before(async () => {
   reporter = await server.user("reporter");
   target = await server.user("target");
   moderator = await server.user("mod", { role: "moderator", scopes: ADMIN_SCOPES });
+  // A report cites only what the reporter may see: the private status, as a follower.
+  assert.equal((await follow(server, reporter, target)).following, true);
   deletedId = (await post(server, target, "something rude, soon deleted")).id;
   privateId = (await post(server, target, { status: "something rude for followers", visibility: "private" })).id;
   const res = await server.post("/api/v1/reports", {
