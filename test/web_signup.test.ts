@@ -38,7 +38,7 @@ test("the sign-in page and /about lead to the sign-up page", async () => {
   assert.match(signIn.text, /<a href="\/auth\/sign_up\?lang=en">Create an account<\/a>/);
   assert.match(signIn.text, /<a href="\/auth\/password\/new\?lang=en">Forgot your password\?<\/a>/);
   const about = await open.get("/about");
-  assert.match(about.text, /<a href="\/auth\/sign_up">Create an account<\/a>/);
+  assert.match(about.text, /<a href="\/auth\/sign_up">Sign up<\/a>/);
 });
 
 test("signing up: the form, the confirmation mail, and signing in once confirmed", async () => {

@@ -11,7 +11,8 @@
 export const PUBLIC_URI = "https://www.w3.org/ns/activitystreams#Public";
 
 const PUBLIC_FORMS = new Set(["as:Public", "Public", PUBLIC_URI]);
-const ADDRESSING = new Set(["to", "cc", "bto", "bcc", "audience"]);
+/** Keys whose values name recipients: addressing, and who an interaction policy lets quote or reply. */
+const ADDRESSING = new Set(["to", "cc", "bto", "bcc", "audience", "automaticApproval", "manualApproval"]);
 /** Addressing keys Mastodon always writes as arrays (`audience` it does not write). */
 const ARRAYS = new Set(["to", "cc", "bto", "bcc"]);
 /** Documents we make nest a few levels (a collection page of Creates of Notes); deeper is not ours. */
