@@ -79,7 +79,7 @@ const sectionOf = (path: string) =>
 interface RouteOptions {
   /** Shows the page again with a service's problem. */
   render?: (c: Ctx, v: MemberVisit, error: ApiError) => Promise<Response>;
-  /** Also refuses accounts not yet confirmed or approved (the others may still fix their address). */
+  /** Also refuses accounts not yet confirmed or approved; other settings pages let them in, to correct their email address. */
   functional?: boolean;
 }
 
