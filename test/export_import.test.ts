@@ -85,7 +85,7 @@ async function followingAccts(user: TestUser): Promise<string[]> {
 test("signed-out visitors are sent to sign in; nobody downloads another's files", async () => {
   const page = await server.get("/settings/export");
   assert.equal(page.status, 303);
-  assert.equal(page.headers.get("location"), "/auth/sign_in?return_to=%2Fsettings%2Fexport");
+  assert.equal(page.headers.get("location"), "/auth/sign_in?return_to=%2Fsettings%2Fexport&lang=en");
   const file = await server.get("/settings/export/following.csv");
   assert.equal(file.status, 303);
   const importPage = await server.get("/settings/import");

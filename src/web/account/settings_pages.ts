@@ -63,19 +63,22 @@ settingsPages.get(
 );
 settingsPages.post(
   "/settings/password",
-  memberRoute(async (c, v) => {
-    if (text(v.params.password) !== text(v.params.password_confirmation)) {
-      throw validationFailed({
-        password_confirmation: [{ error: "ERR_CONFIRMATION", description: "doesn't match Password" }],
+  memberRoute(
+    async (c, v) => {
+      if (text(v.params.password) !== text(v.params.password_confirmation)) {
+        throw validationFailed({
+          password_confirmation: [{ error: "ERR_CONFIRMATION", description: "doesn't match Password" }],
+        });
+      }
+      await changePassword(c.get("rt"), v.user, {
+        current: text(v.params.current_password),
+        password: text(v.params.password),
+        ip: clientIp(c),
       });
-    }
-    await changePassword(c.get("rt"), v.user, {
-      current: text(v.params.current_password),
-      password: text(v.params.password),
-      ip: clientIp(c),
-    });
-    return saved(c, "/settings/password");
-  }, passwordPage),
+      return saved(c, "/settings/password");
+    },
+    { render: passwordPage },
+  ),
 );
 
 async function emailPage(c: Ctx, v: MemberVisit, error: ApiError | null = null) {
@@ -108,15 +111,18 @@ settingsPages.get(
 );
 settingsPages.post(
   "/settings/email",
-  memberRoute(async (c, v) => {
-    await changeEmail(c.get("rt"), v.user, {
-      current: text(v.params.current_password),
-      email: text(v.params.email),
-      ip: clientIp(c),
-      locale: v.lang.locale,
-    });
-    return saved(c, "/settings/email");
-  }, emailPage),
+  memberRoute(
+    async (c, v) => {
+      await changeEmail(c.get("rt"), v.user, {
+        current: text(v.params.current_password),
+        email: text(v.params.email),
+        ip: clientIp(c),
+        locale: v.lang.locale,
+      });
+      return saved(c, "/settings/email");
+    },
+    { render: emailPage },
+  ),
 );
 
 settingsPages.get(
@@ -219,12 +225,15 @@ settingsPages.get(
 );
 settingsPages.post(
   "/settings/delete",
-  memberRoute(async (c, v) => {
-    await deleteOwnAccount(c.get("rt"), v.user, text(v.params.current_password), clientIp(c));
-    clearSessionCookie(c);
-    const t = v.lang.t.account.settings.delete;
-    return c.html(noticePage(c, v.lang, t.doneTitle, t.done));
-  }, deletePage),
+  memberRoute(
+    async (c, v) => {
+      await deleteOwnAccount(c.get("rt"), v.user, text(v.params.current_password), clientIp(c));
+      clearSessionCookie(c);
+      const t = v.lang.t.account.settings.delete;
+      return c.html(noticePage(c, v.lang, t.doneTitle, t.done));
+    },
+    { render: deletePage },
+  ),
 );
 
 settingsPages.route("/", twoFactorSettingsPages);

@@ -94,7 +94,7 @@ twoFactorSettingsPages.post(
         ),
       );
     },
-    (c, v, error: ApiError) => statusPage(c, v, error.message),
+    { render: (c, v, error: ApiError) => statusPage(c, v, error.message) },
   ),
 );
 

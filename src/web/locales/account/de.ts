@@ -109,6 +109,8 @@ export const accountDe: AccountMessages = {
       twoFactor: "Zwei-Faktor-Anmeldung",
       delete: "Mein Konto löschen",
       invites: "Leute einladen",
+      export: "Export",
+      import: "Import",
     },
     saved: "Deine Änderungen sind gespeichert.",
     currentPassword: "Aktuelles Passwort",

@@ -110,6 +110,8 @@ export const accountEn = {
       twoFactor: "Two-factor sign-in",
       delete: "Delete my account",
       invites: "Invite people",
+      export: "Export",
+      import: "Import",
     },
     saved: "Your changes are saved.",
     currentPassword: "Current password",

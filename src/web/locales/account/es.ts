@@ -109,6 +109,8 @@ export const accountEs: AccountMessages = {
       twoFactor: "Inicio de sesión en dos pasos",
       delete: "Eliminar mi cuenta",
       invites: "Invitar a gente",
+      export: "Exportar",
+      import: "Importar",
     },
     saved: "Tus cambios se han guardado.",
     currentPassword: "Contraseña actual",

@@ -110,6 +110,8 @@ export const accountFr: AccountMessages = {
       twoFactor: "Connexion à deux facteurs",
       delete: "Supprimer mon compte",
       invites: "Inviter des gens",
+      export: "Exporter",
+      import: "Importer",
     },
     saved: "Vos modifications sont enregistrées.",
     currentPassword: "Mot de passe actuel",

@@ -2,10 +2,6 @@
 import type { PortabilityMessages } from "./en.ts";
 
 export const portabilityDe: PortabilityMessages = {
-  nav: { label: "Deine Daten", export: "Export", import: "Import" },
-  denied: { title: "Nicht verfügbar", message: "Dein Konto kann diese Seite gerade nicht verwenden." },
-  expired: "Dieses Formular ist abgelaufen. Geh zurück und versuche es noch einmal.",
-  failed: "Das hat nicht geklappt",
   back: "Zurück",
   kinds: {
     following: "Gefolgte Konten",

@@ -1,9 +1,5 @@
 // The words of the export and import pages in English, the reference the other languages follow.
 export const portabilityEn = {
-  nav: { label: "Your data", export: "Export", import: "Import" },
-  denied: { title: "Not available", message: "Your account cannot use this page now." },
-  expired: "This form has expired. Go back and try again.",
-  failed: "That did not work",
   back: "Back",
   kinds: {
     following: "Follows",

@@ -2,10 +2,6 @@
 import type { PortabilityMessages } from "./en.ts";
 
 export const portabilityEs: PortabilityMessages = {
-  nav: { label: "Tus datos", export: "Exportar", import: "Importar" },
-  denied: { title: "No disponible", message: "Tu cuenta no puede usar esta página ahora." },
-  expired: "Este formulario ha caducado. Vuelve atrás e inténtalo de nuevo.",
-  failed: "No ha funcionado",
   back: "Volver",
   kinds: {
     following: "Cuentas seguidas",

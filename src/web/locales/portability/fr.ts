@@ -2,10 +2,6 @@
 import type { PortabilityMessages } from "./en.ts";
 
 export const portabilityFr: PortabilityMessages = {
-  nav: { label: "Vos données", export: "Exporter", import: "Importer" },
-  denied: { title: "Indisponible", message: "Votre compte ne peut pas utiliser cette page pour le moment." },
-  expired: "Ce formulaire a expiré. Revenez en arrière et réessayez.",
-  failed: "Cela n’a pas fonctionné",
   back: "Retour",
   kinds: {
     following: "Abonnements",
