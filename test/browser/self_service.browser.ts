@@ -35,7 +35,7 @@ test("a stranger signs up, confirms, signs in and protects the account with two-
 }, async (t) => {
   await inPage(t, browser, async (page) => {
     await page.goto(`${server.url}/about`);
-    await page.getByRole("link", { name: "Create an account" }).click();
+    await page.getByRole("link", { name: "Sign up" }).click();
     await page.waitForURL("**/auth/sign_up");
     await page.getByLabel("Username").fill("wren");
     await page.getByLabel("Email address").fill("wren@example.test");
