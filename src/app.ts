@@ -8,6 +8,7 @@ import { apiHeaders, privatePageHeaders } from "./api/headers.ts";
 import { apiRateLimits } from "./api/rate_limits.ts";
 import { routers } from "./api/routes.ts";
 import { signedInOnly } from "./api/signed_in_only.ts";
+import { isLoopbackHost } from "./config.ts";
 import { uniqueViolation } from "./db/concurrency.ts";
 import { databaseUnavailable, retryAfterSeconds } from "./db/unavailable.ts";
 import { ApiError } from "./domain/errors.ts";
@@ -26,16 +27,10 @@ const log = logger("http");
 /** Paths that answer like the API: JSON errors, no caching, open CORS. */
 const API_PREFIXES = ["/api/", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/.well-known/", "/nodeinfo/"];
 const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p));
+// Pages with a person's session or forms, at these roots and below them.
+const PRIVATE_ROOTS = ["/oauth", "/auth", "/admin", "/settings", "/invites", "/invite"];
 const isPrivatePage = (path: string) =>
-  path.startsWith("/oauth/") ||
-  path.startsWith("/auth/") ||
-  path === "/admin" ||
-  path.startsWith("/admin/") ||
-  path === "/settings" ||
-  path.startsWith("/settings/") ||
-  path === "/invites" ||
-  path.startsWith("/invites/") ||
-  path.startsWith("/invite/");
+  PRIVATE_ROOTS.some((r) => path.startsWith(r) && (path.length === r.length || path[r.length] === "/"));
 
 /** The request's body stopped before its end because the connection closed. */
 function bodyCutShort(c: Ctx): boolean {
@@ -78,7 +73,8 @@ export function createApp(rt: Runtime): Hono<AppEnv> {
   app.use(shedUnderMemoryPressure(rt.config.memory.shedAt));
   app.use(refuseBlockedAddresses);
   app.use(refuseNulInUrl);
-  app.use(oneLoopbackHost);
+  // Only a server on a loopback address has other loopback names to send browsers from.
+  if (isLoopbackHost(rt.config.webDomain)) app.use(oneLoopbackHost);
   app.use("/api/*", resolveAuth);
   app.use("/api/*", signedInOnly);
   app.use("/api/*", apiRateLimits(rt));

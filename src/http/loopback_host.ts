@@ -2,7 +2,8 @@
 // is `127.0.0.1:3000`) is sent to the server's own address, as host-meta sends apps: the session
 // cookie, the forms and every link then belong to one host. Only what a browser opens (a GET asking
 // for HTML) is redirected, and only between loopback names of the same port; apps asking for JSON
-// are answered on any name, as before.
+// are answered on any name, as before. The app uses it only when the server's own address is a
+// loopback one.
 import type { MiddlewareHandler } from "hono";
 import { isLoopbackHost } from "../config.ts";
 import type { AppEnv } from "./hono.ts";
@@ -17,7 +18,6 @@ export const oneLoopbackHost: MiddlewareHandler<AppEnv> = async (c, next) => {
     host === webDomain ||
     (c.req.method !== "GET" && c.req.method !== "HEAD") ||
     !/\btext\/html\b/.test(c.req.header("accept") ?? "") ||
-    !isLoopbackHost(webDomain) ||
     !isLoopbackHost(host) ||
     port(host) !== port(webDomain)
   ) {
