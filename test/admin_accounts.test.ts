@@ -196,6 +196,15 @@ test("silence: off public timelines, out of search for non-followers, its follow
   assert.match(mail.text, /Please calm down/);
 });
 
+test("a warning is mailed in the account's own language", async () => {
+  const erik = await server.user("erik");
+  await server.rt.db.updateTable("users").set({ locale: "de" }).where("id", "=", erik.userId).execute();
+  await act(moderator, erik, { type: "none", text: "Bitte freundlich bleiben" });
+  const mail = await mailbox.mailTo("erik@example.test");
+  assert.equal(mail.subject, `Du hast eine Verwarnung erhalten (${server.rt.config.localDomain})`);
+  assert.match(mail.text, /Hinweis der Moderation:\r?\nBitte freundlich bleiben/);
+});
+
 test("sensitive: the account's media are forced sensitive", async () => {
   const dave = await server.user("dave");
   await act(moderator, dave, { type: "sensitive", send_email_notification: false });

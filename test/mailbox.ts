@@ -5,8 +5,49 @@ import { SMTPServer } from "smtp-server";
 export interface ReceivedMail {
   to: string[];
   raw: string;
-  /** The body with quoted-printable soft line breaks and escapes undone. */
+  /** The subject, its encoded words (RFC 2047) decoded. */
+  subject: string;
+  /** The mail with its body decoded (quoted-printable or base64), as UTF-8. */
   text: string;
+}
+
+/** Quoted-printable undone: soft line breaks removed, `=XX` escapes turned back into bytes. */
+function undoQuotedPrintable(text: string): Buffer {
+  const bytes: Buffer[] = [];
+  const soft = text.replace(/=\r?\n/g, "");
+  let from = 0;
+  for (const m of soft.matchAll(/=([0-9A-F]{2})/g)) {
+    bytes.push(Buffer.from(soft.slice(from, m.index)), Buffer.from([Number.parseInt(m[1], 16)]));
+    from = m.index + 3;
+  }
+  bytes.push(Buffer.from(soft.slice(from)));
+  return Buffer.concat(bytes);
+}
+
+function decodeBody(raw: string): string {
+  const split = raw.indexOf("\r\n\r\n");
+  const [head, body] = split < 0 ? [raw, ""] : [raw.slice(0, split), raw.slice(split + 4)];
+  const encoding = /^Content-Transfer-Encoding:\s*(\S+)/im.exec(head)?.[1].toLowerCase();
+  const decoded =
+    encoding === "base64"
+      ? Buffer.from(body, "base64").toString()
+      : encoding === "quoted-printable"
+        ? undoQuotedPrintable(body).toString()
+        : body;
+  return `${head}\r\n\r\n${decoded}`;
+}
+
+function decodeSubject(raw: string): string {
+  const folded = /^Subject:(.*(?:\r\n[ \t].*)*)/im.exec(raw)?.[1] ?? "";
+  return folded
+    .replace(/\r\n[ \t]/g, " ")
+    .replace(/\?=\s+=\?/g, "?==?")
+    .replace(/=\?utf-8\?([BQ])\?([^?]*)\?=/gi, (_, kind: string, word: string) =>
+      kind.toUpperCase() === "B"
+        ? Buffer.from(word, "base64").toString()
+        : undoQuotedPrintable(word.replace(/_/g, " ")).toString(),
+    )
+    .trim();
 }
 
 export async function startMailbox() {
@@ -21,10 +62,8 @@ export async function startMailbox() {
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
         const raw = Buffer.concat(chunks).toString();
-        const text = raw
-          .replace(/=\r?\n/g, "")
-          .replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(Number.parseInt(h, 16)));
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw, text });
+        const to = session.envelope.rcptTo.map((r) => r.address);
+        mails.push({ to, raw, subject: decodeSubject(raw), text: decodeBody(raw) });
         for (const w of waiters.splice(0)) w();
         callback();
       });

@@ -103,6 +103,15 @@ test("a reset: the link works once, sets the password, and signs out every sessi
   assert.equal((await signIn(new Browser(server), "alice@example.test", NEW_PASSWORD)).status, 303);
 });
 
+test("the mail speaks the account's language, whatever the page's", async () => {
+  const bernd = await server.user("bernd");
+  await server.rt.db.updateTable("users").set({ locale: "de" }).where("id", "=", bernd.userId).execute();
+  assert.equal((await askForReset(new Browser(server), "bernd@example.test", "fr")).status, 200);
+  const mail = await mailbox.mailTo("bernd@example.test");
+  assert.equal(mail.subject, `Passwort für ${server.rt.config.site.title} zurücksetzen`);
+  assert.match(mail.text, /öffne diesen Link innerhalb von 6 Stunden \(er funktioniert einmal\)/);
+});
+
 test("a link expires after 6 hours", async () => {
   await server.user("late");
   const browser = new Browser(server);

@@ -2,7 +2,7 @@
 // for bots, the confirmation mail, and what each registrations mode shows.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { Browser, formFields, PASSWORD } from "./browser.ts";
+import { Browser, formFields, PASSWORD, pageLang } from "./browser.ts";
 import { startMailbox } from "./mailbox.ts";
 import { startServer, type TestServer } from "./rig.ts";
 
@@ -97,6 +97,36 @@ test("signing up: the form, the confirmation mail, and signing in once confirmed
     password: PASSWORD,
   });
   assert.equal(signedIn.status, 303);
+});
+
+test("a sign-up in German: the confirmation mail and the confirmation page speak German", async () => {
+  const browser = new Browser(approval, { "accept-language": "de-DE,de;q=0.9,en;q=0.5" });
+  const { fields } = await signUpForm(browser, "de");
+  const res = await browser.post("/auth/sign_up", {
+    ...fields,
+    username: "neuling",
+    email: "neuling@example.test",
+    password: PASSWORD,
+    password_confirmation: PASSWORD,
+    agreement: "1",
+    reason: "Ich stricke",
+    date_of_birth: "1990-05-01",
+  });
+  assert.equal(res.status, 200, res.text);
+  const mail = await mailbox.mailTo("neuling@example.test");
+  assert.equal(mail.subject, "Bestätige deine E-Mail-Adresse für Approval");
+  assert.match(mail.text, /Willkommen auf Approval!\r?\n\r?\nUm diese E-Mail-Adresse zu bestätigen, öffne:/);
+  const link = new URL(/(http:\/\/\S+\/auth\/confirmation\?confirmation_token=[\w-]+)/.exec(mail.text)![1]);
+  const confirmed = await browser.get(link.pathname + link.search);
+  assert.equal(confirmed.status, 200);
+  assert.equal(pageLang(confirmed.text), "de");
+  assert.match(confirmed.text, /<h1>E-Mail-Adresse bestätigt<\/h1>/);
+  assert.match(confirmed.text, /muss dein Konto noch freigeben/);
+  const again = await browser.get(link.pathname + link.search);
+  assert.equal(again.status, 404);
+  assert.match(again.text, /Dieser Bestätigungslink ist ungültig oder wurde schon verwendet\./);
+  const english = await new Browser(approval).get(link.pathname + link.search);
+  assert.match(english.text, /This confirmation link is invalid or was already used\./);
 });
 
 test("the form's problems are shown beside its fields, in the page's language, and nothing is made", async () => {

@@ -6,38 +6,43 @@ import { randomToken, sha256 } from "../../domain/secrets.ts";
 import type { Runtime } from "../../runtime.ts";
 import { invalidateAuth } from "../auth/authenticate.ts";
 import { type Mail, queueMail } from "../mail.ts";
+import { mailTexts } from "../mail_texts.ts";
 import { notifyStaff } from "../notifications/create.ts";
 import { USER_ATTRIBUTE_LABELS } from "./accounts.ts";
 import { emailAddressError } from "./email_addresses.ts";
 
 /**
- * The mail with the confirmation link. For sign-ups made in an app, the link asks to lead back
- * into that app once confirmed (Mastodon's `redirect_to_app`).
+ * The mail with the confirmation link, in the user's language. For sign-ups made in an app, the
+ * link asks to lead back into that app once confirmed (Mastodon's `redirect_to_app`).
  */
-function confirmationMail(rt: Runtime, to: string, token: string, fromApp: boolean): Mail {
-  const query = new URLSearchParams({ confirmation_token: token, ...(fromApp ? { redirect_to_app: "true" } : {}) });
+function confirmationMail(rt: Runtime, user: NewLink, token: string): Mail {
+  const query = new URLSearchParams({
+    confirmation_token: token,
+    ...(user.fromApp ? { redirect_to_app: "true" } : {}),
+  });
   const link = `${rt.config.origin}/auth/confirmation?${query}`;
   const site = rt.config.site.title;
-  return {
-    to,
-    subject: `Confirm your email address for ${site}`,
-    text: `Welcome to ${site}!\n\nTo confirm this email address, open:\n${link}\n\nIf you did not sign up, ignore this mail.\n`,
-  };
+  const t = mailTexts(user.locale).confirmation;
+  return { to: user.email, subject: t.subject(site), text: t.text(site, link) };
+}
+
+interface NewLink {
+  id: string;
+  email: string;
+  fromApp: boolean;
+  /** The user's language (users.locale). */
+  locale: string | null;
 }
 
 /** A fresh link for a user, its token hash stored and the mail queued in the caller's transaction. */
-export async function queueConfirmation(
-  rt: Runtime,
-  trx: Runtime["db"],
-  user: { id: string; email: string; fromApp: boolean },
-): Promise<void> {
+export async function queueConfirmation(rt: Runtime, trx: Runtime["db"], user: NewLink): Promise<void> {
   const token = randomToken();
   await trx
     .updateTable("users")
     .set({ email: user.email, unconfirmed_email: null, confirmation_token_hash: sha256(token), updated_at: new Date() })
     .where("id", "=", user.id)
     .execute();
-  await queueMail(rt, trx, confirmationMail(rt, user.email, token, user.fromApp));
+  await queueMail(rt, trx, confirmationMail(rt, user, token));
 }
 
 export interface Confirmed {
@@ -107,7 +112,7 @@ export async function resendConfirmation(
   const user = caller.userId
     ? await rt.db
         .selectFrom("users")
-        .select(["id", "email", "confirmed_at", "created_by_application_id"])
+        .select(["id", "email", "locale", "confirmed_at", "created_by_application_id"])
         .where("id", "=", caller.userId)
         .executeTakeFirst()
     : undefined;
@@ -120,7 +125,9 @@ export async function resendConfirmation(
     const error = await emailAddressError(rt, email, user.id);
     if (error) throw validationFailed({ email: [error] }, USER_ATTRIBUTE_LABELS);
   }
-  await rt.db.transaction().execute((trx) => queueConfirmation(rt, trx, { id: user.id, email, fromApp: true }));
+  await rt.db
+    .transaction()
+    .execute((trx) => queueConfirmation(rt, trx, { id: user.id, email, fromApp: true, locale: user.locale }));
 }
 
 /** GET /api/v1/emails/check_confirmation. */

@@ -154,7 +154,7 @@ async function register(rt: Runtime, input: SignUp, ip: string | null, app: Appl
     inviteId: invite?.id ?? null,
     afterCreate: async (trx, userId) => {
       if (invite) await useInvite(trx, invite.id);
-      await queueConfirmation(rt, trx, { id: userId, email, fromApp: app !== null });
+      await queueConfirmation(rt, trx, { id: userId, email, fromApp: app !== null, locale: input.locale ?? null });
       if (app) token = await issueToken(rt, { applicationId: app.id, userId, scopes: app.scopes.split(" ") }, trx);
     },
   });

@@ -32,4 +32,25 @@ export const mailDe: MailTexts = {
     text: (site, when, ip, device) =>
       `Bei deinem Konto auf ${site} hat sich jemand von einer Adresse oder einem Gerät angemeldet, die noch nie gesehen wurden:\n\nZeit: ${when}\nAdresse: ${ip}\nGerät: ${device}\n\nWarst du es, ist nichts zu tun. Sonst ändere sofort dein Passwort und beende in den Einstellungen deines Kontos die Sitzungen, die du nicht kennst.\n`,
   },
+  confirmation: {
+    subject: (site) => `Bestätige deine E-Mail-Adresse für ${site}`,
+    text: (site, link) =>
+      `Willkommen auf ${site}!\n\nUm diese E-Mail-Adresse zu bestätigen, öffne:\n${link}\n\nHast du dich nicht registriert, ignoriere diese Mail.\n`,
+  },
+  archiveReady: {
+    subject: () => "Dein Archiv kann heruntergeladen werden",
+    text: (site, user, link) =>
+      `Hallo ${user},\n\ndas Archiv deines Kontos auf ${site} ist fertig. Du kannst es hier herunterladen:\n${link}\n`,
+  },
+  warning: {
+    actions: {
+      none: "Du hast eine Verwarnung erhalten",
+      sensitive: "Deine Medien werden von nun an mit einer Inhaltswarnung versehen",
+      disable: "Dein Konto wurde eingefroren",
+      silence: "Dein Konto wurde eingeschränkt",
+      suspend: "Dein Konto wurde gesperrt",
+    },
+    subject: (site, action) => `${action} (${site})`,
+    text: (site, action, note) => `${action} (${site}).\n${note ? `\nHinweis der Moderation:\n${note}\n` : ""}`,
+  },
 };

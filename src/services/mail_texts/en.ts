@@ -32,6 +32,29 @@ export const mailEn = {
     text: (site: string, when: string, ip: string, device: string) =>
       `Your account on ${site} was signed in to from an address or device not seen before:\n\nTime: ${when}\nAddress: ${ip}\nDevice: ${device}\n\nIf it was you, there is nothing to do. If not, change your password at once and end the sessions you don't know in your account's settings.\n`,
   },
+  confirmation: {
+    subject: (site: string) => `Confirm your email address for ${site}`,
+    text: (site: string, link: string) =>
+      `Welcome to ${site}!\n\nTo confirm this email address, open:\n${link}\n\nIf you did not sign up, ignore this mail.\n`,
+  },
+  archiveReady: {
+    subject: (_site: string) => "Your archive is ready for download",
+    text: (site: string, user: string, link: string) =>
+      `Hello ${user},\n\nThe archive of your account on ${site} is ready. Download it from:\n${link}\n`,
+  },
+  /** What the moderators did, by the action types of Mastodon's account warnings. */
+  warning: {
+    actions: {
+      none: "You have received a warning",
+      sensitive: "Your media will be marked as sensitive from now on",
+      disable: "Your account has been frozen",
+      silence: "Your account has been limited",
+      suspend: "Your account has been suspended",
+    } as Record<string, string>,
+    subject: (site: string, action: string) => `${action} (${site})`,
+    text: (site: string, action: string, note: string) =>
+      `${action} on ${site}.\n${note ? `\nNote from the moderators:\n${note}\n` : ""}`,
+  },
 };
 
 export type MailTexts = typeof mailEn;

@@ -32,4 +32,25 @@ export const mailEs: MailTexts = {
     text: (site, when, ip, device) =>
       `Se inició sesión en tu cuenta de ${site} desde una dirección o un dispositivo nunca vistos:\n\nHora: ${when}\nDirección: ${ip}\nDispositivo: ${device}\n\nSi fuiste tú, no hay nada que hacer. Si no, cambia tu contraseña de inmediato y cierra en la configuración de tu cuenta las sesiones que no reconozcas.\n`,
   },
+  confirmation: {
+    subject: (site) => `Confirma tu dirección de correo para ${site}`,
+    text: (site, link) =>
+      `¡Te damos la bienvenida a ${site}!\n\nPara confirmar esta dirección de correo, abre:\n${link}\n\nSi no te registraste, ignora este correo.\n`,
+  },
+  archiveReady: {
+    subject: () => "Tu archivo está listo para descargar",
+    text: (site, user, link) =>
+      `Hola, ${user}:\n\nEl archivo de tu cuenta en ${site} está listo. Descárgalo desde:\n${link}\n`,
+  },
+  warning: {
+    actions: {
+      none: "Has recibido una advertencia",
+      sensitive: "Tus archivos multimedia se marcarán como sensibles a partir de ahora",
+      disable: "Tu cuenta ha sido congelada",
+      silence: "Tu cuenta ha sido limitada",
+      suspend: "Tu cuenta ha sido suspendida",
+    },
+    subject: (site, action) => `${action} (${site})`,
+    text: (site, action, note) => `${action} (${site}).\n${note ? `\nNota de la moderación:\n${note}\n` : ""}`,
+  },
 };

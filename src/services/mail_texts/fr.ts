@@ -32,4 +32,25 @@ export const mailFr: MailTexts = {
     text: (site, when, ip, device) =>
       `Votre compte sur ${site} a été ouvert depuis une adresse ou un appareil jamais vus :\n\nHeure : ${when}\nAdresse : ${ip}\nAppareil : ${device}\n\nSi c'était vous, il n'y a rien à faire. Sinon, changez tout de suite votre mot de passe et fermez dans les paramètres de votre compte les sessions que vous ne reconnaissez pas.\n`,
   },
+  confirmation: {
+    subject: (site) => `Confirmez votre adresse courriel pour ${site}`,
+    text: (site, link) =>
+      `Bienvenue sur ${site} !\n\nPour confirmer cette adresse courriel, ouvrez :\n${link}\n\nSi vous ne vous êtes pas inscrit·e, ignorez ce courriel.\n`,
+  },
+  archiveReady: {
+    subject: () => "Votre archive est prête à être téléchargée",
+    text: (site, user, link) =>
+      `Bonjour ${user},\n\nL’archive de votre compte sur ${site} est prête. Téléchargez-la ici :\n${link}\n`,
+  },
+  warning: {
+    actions: {
+      none: "Vous avez reçu un avertissement",
+      sensitive: "Vos médias seront désormais marqués comme sensibles",
+      disable: "Votre compte a été gelé",
+      silence: "Votre compte a été limité",
+      suspend: "Votre compte a été suspendu",
+    },
+    subject: (site, action) => `${action} (${site})`,
+    text: (site, action, note) => `${action} (${site}).\n${note ? `\nMessage de la modération :\n${note}\n` : ""}`,
+  },
 };

@@ -13,6 +13,7 @@ import { publishEvent } from "../../streaming/events.ts";
 import { invalidateAuth } from "../auth/authenticate.ts";
 import { federate } from "../federation/outbox.ts";
 import { queueMail } from "../mail.ts";
+import { mailTexts } from "../mail_texts.ts";
 import { notify } from "../notifications/create.ts";
 import { accountForStaff, acctOf, type StaffTarget } from "./account_list.ts";
 import { purgeLater } from "./account_purge.ts";
@@ -165,25 +166,17 @@ export async function takeAction(rt: Runtime, actor: Staff, id: string, input: A
         type: "moderation_warning",
         accountWarningId: warningId,
       });
-      if (account.email) await queueMail(rt, trx, warningMail(rt, account.email, type, text));
+      if (account.email) await queueMail(rt, trx, warningMail(rt, account.email, account.locale, type, text));
     }
   });
   await settled(rt, account.id);
 }
 
-const SUBJECTS: Record<ActionType, string> = {
-  none: "You have received a warning",
-  sensitive: "Your media will be marked as sensitive from now on",
-  disable: "Your account has been frozen",
-  silence: "Your account has been limited",
-  suspend: "Your account has been suspended",
-};
-
-function warningMail(rt: Runtime, to: string, type: ActionType, text: string) {
+/** The mail of a warning, in the account's language; `site` names the server by its domain. */
+function warningMail(rt: Runtime, to: string, locale: string | null, type: ActionType, note: string) {
+  const t = mailTexts(locale).warning;
   const site = rt.config.localDomain;
-  const lines = [`${SUBJECTS[type]} on ${site}.`];
-  if (text) lines.push("", "Note from the moderators:", text);
-  return { to, subject: `${SUBJECTS[type]} (${site})`, text: lines.join("\n") };
+  return { to, subject: t.subject(site, t.actions[type]), text: t.text(site, t.actions[type], note) };
 }
 
 async function reportOf(rt: Runtime, id: string) {

@@ -134,6 +134,7 @@ export async function accountForStaff(rt: Runtime, actor: Staff, id: string) {
           "u.approved",
           "u.disabled",
           "u.email",
+          "u.locale",
         ])
         .where("a.id", "=", id)
         .executeTakeFirst()

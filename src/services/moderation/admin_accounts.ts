@@ -33,7 +33,7 @@ export async function createAccountAsOperator(
     password,
     afterCreate: input.confirmed
       ? undefined
-      : (trx, userId) => queueConfirmation(rt, trx, { id: userId, email, fromApp: false }),
+      : (trx, userId) => queueConfirmation(rt, trx, { id: userId, email, fromApp: false, locale: null }),
   });
   return { accountId: created.accountId, password };
 }

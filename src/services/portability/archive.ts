@@ -8,6 +8,7 @@ import { notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { queueMail } from "../mail.ts";
+import { mailTexts } from "../mail_texts.ts";
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {
@@ -81,25 +82,6 @@ export async function archiveProgress(rt: Runtime, id: string, done: number): Pr
   await rt.db.updateTable("archives").set({ statuses_done: done }).where("id", "=", id).execute();
 }
 
-const MAILS: Record<string, (user: string, site: string, link: string) => { subject: string; text: string }> = {
-  en: (user, site, link) => ({
-    subject: "Your archive is ready for download",
-    text: `Hello ${user},\n\nThe archive of your account on ${site} is ready. Download it from:\n${link}\n`,
-  }),
-  de: (user, site, link) => ({
-    subject: "Dein Archiv kann heruntergeladen werden",
-    text: `Hallo ${user},\n\ndas Archiv deines Kontos auf ${site} ist fertig. Du kannst es hier herunterladen:\n${link}\n`,
-  }),
-  es: (user, site, link) => ({
-    subject: "Tu archivo está listo para descargar",
-    text: `Hola, ${user}:\n\nEl archivo de tu cuenta en ${site} está listo. Descárgalo desde:\n${link}\n`,
-  }),
-  fr: (user, site, link) => ({
-    subject: "Votre archive est prête à être téléchargée",
-    text: `Bonjour ${user},\n\nL’archive de votre compte sur ${site} est prête. Téléchargez-la ici :\n${link}\n`,
-  }),
-};
-
 /**
  * Records the stored file and queues the mail, once: a second run of the job finds the file recorded
  * and returns false (the file it stored is then left unused).
@@ -121,12 +103,13 @@ export async function completeArchive(rt: Runtime, id: string, key: string, size
       .where("u.account_id", "=", done.account_id)
       .executeTakeFirst();
     if (user) {
-      const mail = (MAILS[user.locale?.split("-")[0] ?? "en"] ?? MAILS.en)(
-        user.username,
-        rt.config.site.title,
-        `${rt.config.origin}/settings/export`,
-      );
-      await queueMail(rt, trx, { to: user.email, ...mail });
+      const t = mailTexts(user.locale).archiveReady;
+      const site = rt.config.site.title;
+      await queueMail(rt, trx, {
+        to: user.email,
+        subject: t.subject(site),
+        text: t.text(site, user.username, `${rt.config.origin}/settings/export`),
+      });
     }
     return true;
   });

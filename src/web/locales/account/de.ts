@@ -67,6 +67,16 @@ export const accountDe: AccountMessages = {
     doneTitle: "Passwort geändert",
     done: "Dein Passwort ist geändert. Alle Sitzungen und Apps wurden abgemeldet: melde dich mit dem neuen Passwort wieder an.",
   },
+  confirmation: {
+    invalidTitle: "Ungültiger Link",
+    invalid: "Dieser Bestätigungslink ist ungültig oder wurde schon verwendet.",
+    changedTitle: "E-Mail-Adresse geändert",
+    changed: "Deine neue E-Mail-Adresse ist bestätigt: melde dich ab jetzt mit ihr an.",
+    doneTitle: "E-Mail-Adresse bestätigt",
+    done: "Deine E-Mail-Adresse ist bestätigt. Du kannst dich jetzt in deiner App anmelden.",
+    doneApproval:
+      "Deine E-Mail-Adresse ist bestätigt. Eine Moderatorin oder ein Moderator muss dein Konto noch freigeben; danach kannst du dich anmelden.",
+  },
   invites: {
     lead: "Teile einen Link: wer sich darüber registriert, ist sofort dabei, ohne auf das Moderationsteam zu warten.",
     maxUses: "Anzahl der Nutzungen",

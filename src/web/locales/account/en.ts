@@ -68,6 +68,16 @@ export const accountEn = {
     doneTitle: "Password changed",
     done: "Your password is changed. Every session and app was signed out: sign in again with the new password.",
   },
+  confirmation: {
+    invalidTitle: "Invalid link",
+    invalid: "This confirmation link is invalid or was already used.",
+    changedTitle: "Email address changed",
+    changed: "Your new email address is confirmed: sign in with it from now on.",
+    doneTitle: "Email address confirmed",
+    done: "Your email address is confirmed. You can now sign in from your app.",
+    doneApproval:
+      "Your email address is confirmed. A moderator still has to approve your account; you will be able to sign in once they have.",
+  },
   invites: {
     lead: "Share a link: whoever signs up through it joins at once, without waiting for a moderator.",
     maxUses: "Number of uses",

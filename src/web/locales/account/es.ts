@@ -67,6 +67,16 @@ export const accountEs: AccountMessages = {
     doneTitle: "Contraseña cambiada",
     done: "Tu contraseña ha cambiado. Se cerraron todas las sesiones y aplicaciones: inicia sesión de nuevo con la nueva contraseña.",
   },
+  confirmation: {
+    invalidTitle: "Enlace no válido",
+    invalid: "Este enlace de confirmación no es válido o ya se usó.",
+    changedTitle: "Dirección de correo cambiada",
+    changed: "Tu nueva dirección de correo está confirmada: a partir de ahora inicia sesión con ella.",
+    doneTitle: "Dirección de correo confirmada",
+    done: "Tu dirección de correo está confirmada. Ya puedes iniciar sesión desde tu aplicación.",
+    doneApproval:
+      "Tu dirección de correo está confirmada. El equipo de moderación todavía tiene que aprobar tu cuenta; podrás iniciar sesión en cuanto lo haga.",
+  },
   invites: {
     lead: "Comparte un enlace: quien se registre con él entra de inmediato, sin esperar a la moderación.",
     maxUses: "Número de usos",

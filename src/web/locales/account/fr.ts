@@ -68,6 +68,16 @@ export const accountFr: AccountMessages = {
     doneTitle: "Mot de passe changé",
     done: "Votre mot de passe est changé. Toutes les sessions et applications ont été déconnectées : reconnectez-vous avec le nouveau mot de passe.",
   },
+  confirmation: {
+    invalidTitle: "Lien invalide",
+    invalid: "Ce lien de confirmation est invalide ou a déjà servi.",
+    changedTitle: "Adresse courriel modifiée",
+    changed: "Votre nouvelle adresse courriel est confirmée : connectez-vous désormais avec elle.",
+    doneTitle: "Adresse courriel confirmée",
+    done: "Votre adresse courriel est confirmée. Vous pouvez maintenant vous connecter depuis votre application.",
+    doneApproval:
+      "Votre adresse courriel est confirmée. L’équipe de modération doit encore approuver votre compte ; vous pourrez vous connecter ensuite.",
+  },
   invites: {
     lead: "Partagez un lien : qui s'inscrit par lui rejoint aussitôt, sans attendre la modération.",
     maxUses: "Nombre d'utilisations",
