@@ -436,3 +436,51 @@ test("the archive: a zip of the outbox, actor, likes and bookmarks, once a week,
   ).file_key;
   assert.equal((await server.get(`/system/${key}`)).status, 404);
 });
+
+test("an archive whose job gave up says so, and a new one may be asked for at once", async () => {
+  const { user, browser } = await person("unlucky");
+  // A stored file that is gone: every run of the job fails on it.
+  await server.rt.db
+    .updateTable("accounts")
+    .set({ avatar_file: "gone/missing.png" })
+    .where("id", "=", user.accountId)
+    .execute();
+  const ask = async () =>
+    browser.post(
+      "/settings/export/archive",
+      formFields((await browser.get("/settings/export")).text, "/settings/export/archive"),
+    );
+  assert.equal((await ask()).status, 303);
+  const archive = () =>
+    server.rt.db
+      .selectFrom("archives")
+      .selectAll()
+      .where("account_id", "=", user.accountId)
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+  // Each retry is made due at once rather than after its backoff.
+  for (let run = 0; (await archive()).failed_at === null; run++) {
+    assert.ok(run < 20, "the job gives up");
+    await server.rt.db
+      .updateTable("jobs")
+      .set({ run_at: new Date(0) })
+      .where("type", "=", "archives.build")
+      .where("failed_at", "is", null)
+      .execute();
+    server.rt.queue.wake();
+    await server.settle();
+  }
+  const failed = await archive();
+  assert.equal(failed.file_key, null);
+  const page = await browser.get("/settings/export");
+  assert.match(
+    page.text,
+    /<p class="error" role="alert">The archive asked for on .+ could not be made\. You can ask for a new one\.<\/p>/,
+  );
+  assert.doesNotMatch(page.text, /http-equiv="refresh"/, "a failed archive is not waited for");
+
+  assert.equal((await ask()).status, 303, "a failed archive does not count against the week");
+  const again = await archive();
+  assert.notEqual(again.id, failed.id);
+  assert.equal(again.failed_at, null);
+});

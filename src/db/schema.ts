@@ -1068,7 +1068,10 @@ export interface ImportRowsTable {
   error: string | null;
 }
 
-/** An archive of an account (migration 0079); `file_key` is set once the job has stored it. */
+/**
+ * An archive of an account (migration 0079); `file_key` is set once the job has stored it,
+ * `failed_at` when the job gave up (migration 0091).
+ */
 export interface ArchivesTable {
   id: string;
   account_id: string;
@@ -1078,4 +1081,5 @@ export interface ArchivesTable {
   file_size: string | null;
   created_at: Date;
   finished_at: Date | null;
+  failed_at: Date | null;
 }

@@ -15,7 +15,8 @@ import { lazy } from "../lazy.ts";
 import { logger } from "../log.ts";
 import { ARCHIVES_PREFIX, mediaStorage } from "../media/storage.ts";
 import type { Runtime } from "../runtime.ts";
-import { archivedStatuses, archiveProgress, completeArchive } from "../services/portability/archive.ts";
+import { archivedStatuses, archiveProgress, completeArchive, failArchive } from "../services/portability/archive.ts";
+import type { JobContext } from "./queue.ts";
 
 // Only the worker that makes an archive needs the zip writer.
 const yazl = lazy<typeof import("yazl")>("yazl");
@@ -48,9 +49,19 @@ async function statusUris(rt: Runtime, table: "favourites" | "bookmarks", accoun
   return rows.map((r) => r.uri);
 }
 
-export async function buildArchive(rt: Runtime, { archiveId }: { archiveId: string }): Promise<void> {
+/** The job: makes the archive; when its last attempt fails too, the archive is marked failed. */
+export async function buildArchive(rt: Runtime, p: { archiveId: string }, job?: JobContext): Promise<void> {
+  try {
+    await build(rt, p.archiveId);
+  } catch (error) {
+    if (job?.lastAttempt) await failArchive(rt, p.archiveId);
+    throw error;
+  }
+}
+
+async function build(rt: Runtime, archiveId: string): Promise<void> {
   const archive = await rt.db.selectFrom("archives").selectAll().where("id", "=", archiveId).executeTakeFirst();
-  if (!archive || archive.file_key) return;
+  if (!archive || archive.file_key || archive.failed_at) return;
   const account = await rt.db
     .selectFrom("accounts")
     .select(["username", "avatar_file", "header_file"])

@@ -35,6 +35,8 @@ export interface EnqueueOptions {
 /** The job being run, for handlers that reschedule themselves. */
 export interface JobContext {
   id: string;
+  /** Whether a failure of this run gives the job up (its last attempt). */
+  lastAttempt?: boolean;
 }
 
 export type Dispatch = (type: string, payload: unknown, job: JobContext) => Promise<void>;
@@ -546,13 +548,17 @@ export class Queue {
     return next ? result.rows : [];
   }
 
+  #context(job: ClaimedJob): JobContext {
+    return { id: job.id, lastAttempt: job.attempts >= job.max_attempts };
+  }
+
   async #run(job: ClaimedJob) {
     try {
       if (this.#dialect === "postgres") {
-        await withRelaxedCommits(() => this.#dispatch!(job.type, job.payload, { id: job.id }));
+        await withRelaxedCommits(() => this.#dispatch!(job.type, job.payload, this.#context(job)));
         for (const next of await this.#finish(job.id)) this.#start(next);
       } else {
-        await this.#dispatch!(job.type, job.payload, { id: job.id });
+        await this.#dispatch!(job.type, job.payload, this.#context(job));
         await deleteJob(this.#db, null, { id: job.id });
       }
     } catch (error) {

@@ -1,5 +1,5 @@
-// An account's archive, as Mastodon's "Request your archive" makes it: asked for at most once a week,
-// made by a job (src/jobs/archive.ts), kept in media storage under a prefix never served publicly,
+// An account's archive, as Mastodon's "Request your archive" makes it: asked for at most once a week
+// (an archive whose job gave up does not count, as Mastodon deletes those), made by a job (src/jobs/archive.ts), kept in media storage under a prefix never served publicly,
 // and handed to its owner only, who gets a mail when it is ready.
 import type { Selectable } from "kysely";
 import type { Db } from "../../db/index.ts";
@@ -31,11 +31,17 @@ export function archivedStatuses(db: Db, accountId: string) {
     .where("deleted_at", "is", null);
 }
 
-/** Starts a new archive, unless the last one is less than a week old. */
+/** Starts a new archive, unless one asked for less than a week ago is made or being made. */
 export async function requestArchive(rt: Runtime, accountId: string): Promise<Archive> {
   return rt.db.transaction().execute(async (trx) => {
-    const last = await latestArchive(trx, accountId);
-    if (last && last.created_at.getTime() > Date.now() - ARCHIVE_INTERVAL_DAYS * 86_400_000) {
+    const recent = await trx
+      .selectFrom("archives")
+      .select("id")
+      .where("account_id", "=", accountId)
+      .where("failed_at", "is", null)
+      .where("created_at", ">", new Date(Date.now() - ARCHIVE_INTERVAL_DAYS * 86_400_000))
+      .executeTakeFirst();
+    if (recent) {
       throw unprocessable(`You can request an archive once every ${ARCHIVE_INTERVAL_DAYS} days`);
     }
     const count = await archivedStatuses(trx, accountId)
@@ -50,6 +56,7 @@ export async function requestArchive(rt: Runtime, accountId: string): Promise<Ar
       file_size: null,
       created_at: new Date(),
       finished_at: null,
+      failed_at: null,
     };
     await trx.insertInto("archives").values(archive).execute();
     await rt.queue.enqueue("archives.build", { archiveId: archive.id }, {}, trx);
@@ -76,6 +83,16 @@ export async function archiveFileKey(rt: Runtime, accountId: string, id: string)
     .executeTakeFirst();
   if (!row?.file_key) throw notFound();
   return row.file_key;
+}
+
+/** Marks an archive whose job gave up, unless a run of it finished it meanwhile. */
+export async function failArchive(rt: Runtime, id: string): Promise<void> {
+  await rt.db
+    .updateTable("archives")
+    .set({ failed_at: new Date() })
+    .where("id", "=", id)
+    .where("file_key", "is", null)
+    .execute();
 }
 
 export async function archiveProgress(rt: Runtime, id: string, done: number): Promise<void> {

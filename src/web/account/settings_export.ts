@@ -37,11 +37,14 @@ exportPages.get(
         new Intl.NumberFormat(v.lang.locale, { style: "unit", unit: "megabyte", maximumFractionDigits: 1 }).format(
           bytes / 1e6,
         );
+      const making = archive !== undefined && !archive.file_key && !archive.failed_at;
       const state = !archive
         ? ""
         : archive.file_key
           ? html`<p><a href="/settings/export/archive/${archive.id}">${t.archive.download(date.format(archive.created_at), size(Number(archive.file_size)))}</a></p>`
-          : html`<p role="status"><progress max="${archive.statuses_total}" value="${archive.statuses_done}"></progress> ${t.archive.making(archive.statuses_done, archive.statuses_total)}</p>`;
+          : archive.failed_at
+            ? html`<p class="error" role="alert">${t.archive.failed(date.format(archive.created_at))}</p>`
+            : html`<p role="status"><progress max="${archive.statuses_total}" value="${archive.statuses_done}"></progress> ${t.archive.making(archive.statuses_done, archive.statuses_total)}</p>`;
       return c.html(
         settingsPage(
           c,
@@ -58,7 +61,7 @@ ${state}
             title: t.export.title,
             wide: true,
             // While the archive is being made, the page reloads itself to show how far it has got.
-            head: archive && !archive.file_key ? html`<meta http-equiv="refresh" content="5">` : undefined,
+            head: making ? html`<meta http-equiv="refresh" content="5">` : undefined,
           },
         ),
       );

@@ -22,6 +22,8 @@ export const portabilityDe: PortabilityMessages = {
     title: "Archiv deines Kontos",
     lead: "Eine ZIP-Datei mit deinen Beiträgen und ihren Medien als ActivityPub (outbox.json, actor.json), deinen Favoriten (likes.json), deinen Lesezeichen, Profilbild und Titelbild, wie Mastodon sie erstellt. Du kannst alle 7 Tage eines anfordern; du bekommst eine E-Mail, wenn es fertig ist.",
     request: "Archiv anfordern",
+    failed: (date: string) =>
+      `Das am ${date} angeforderte Archiv konnte nicht erstellt werden. Du kannst ein neues anfordern.`,
     making: (done: number, total: number) => `Wird erstellt: ${done} von ${total} Beiträgen.`,
     download: (date: string, size: string) => `Archiv vom ${date} herunterladen (${size})`,
   },

@@ -20,6 +20,7 @@ export const portabilityEn = {
     title: "Archive of your account",
     lead: "A zip file of your posts and their media as ActivityPub (outbox.json, actor.json), your favourites (likes.json), your bookmarks, avatar and header, as Mastodon makes it. You can ask for one every 7 days; you get a mail when it is ready.",
     request: "Request your archive",
+    failed: (date: string) => `The archive asked for on ${date} could not be made. You can ask for a new one.`,
     making: (done: number, total: number) => `Being made: ${done} of ${total} posts.`,
     download: (date: string, size: string) => `Download the archive of ${date} (${size})`,
   },

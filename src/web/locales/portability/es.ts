@@ -22,6 +22,7 @@ export const portabilityEs: PortabilityMessages = {
     title: "Archivo de tu cuenta",
     lead: "Un archivo zip con tus publicaciones y sus medios en ActivityPub (outbox.json, actor.json), tus favoritos (likes.json), tus marcadores, tu avatar y tu cabecera, como lo hace Mastodon. Puedes pedir uno cada 7 días; recibirás un correo cuando esté listo.",
     request: "Solicitar tu archivo",
+    failed: (date: string) => `No se pudo preparar el archivo pedido el ${date}. Puedes pedir uno nuevo.`,
     making: (done: number, total: number) => `En preparación: ${done} de ${total} publicaciones.`,
     download: (date: string, size: string) => `Descargar el archivo del ${date} (${size})`,
   },

@@ -22,6 +22,8 @@ export const portabilityFr: PortabilityMessages = {
     title: "Archive de votre compte",
     lead: "Un fichier zip de vos messages et de leurs médias en ActivityPub (outbox.json, actor.json), de vos favoris (likes.json), de vos signets, de votre avatar et de votre bannière, comme Mastodon la fait. Vous pouvez en demander une tous les 7 jours ; vous recevez un e-mail quand elle est prête.",
     request: "Demander votre archive",
+    failed: (date: string) =>
+      `L’archive demandée le ${date} n’a pas pu être créée. Vous pouvez en demander une nouvelle.`,
     making: (done: number, total: number) => `En cours : ${done} messages sur ${total}.`,
     download: (date: string, size: string) => `Télécharger l’archive du ${date} (${size})`,
   },
