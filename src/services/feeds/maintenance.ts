@@ -10,8 +10,11 @@ import { homeRule, listRule } from "./rules.ts";
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {
-    /** A newly followed account's recent statuses join the follower's home feed. */
-    "feeds.merge": { feedId: string; authorId: string; listId?: string };
+    /**
+     * Newly followed accounts' recent statuses join the follower's home feed (or a list's): one
+     * account (`authorId`), or several followed at once (`authorIds`, an import's).
+     */
+    "feeds.merge": { feedId: string; authorId?: string; authorIds?: string[]; listId?: string };
     /** An unfollowed, blocked or muted account's entries leave a feed (with boosts of it, if asked). */
     "feeds.unmerge": { feedId: string; authorId: string; boosts: boolean };
     /** Deleted statuses and withdrawn boosts leave every feed. */
@@ -32,7 +35,14 @@ const REBUILD_CHUNK = 50;
 const NOTHING_CERTAIN = "9223372036854775807";
 
 /** Newest-first ids of the statuses that belong in `ownerId`'s home feed, below `below` if given. */
-export function homeCandidates(rt: Runtime, db: Db, ownerId: string, limit: number, below?: string, authorId?: string) {
+export function homeCandidates(
+  rt: Runtime,
+  db: Db,
+  ownerId: string,
+  limit: number,
+  below?: string,
+  authorIds?: string[],
+) {
   const owner = sql`${ownerId}`;
   return sql<{ id: string; account_id: string; reblog_of_id: string | null; reblog_author_id: string | null }>`
     select s.id as sort_id, cast(s.id as text) as id, cast(s.account_id as text) as account_id,
@@ -42,7 +52,7 @@ export function homeCandidates(rt: Runtime, db: Db, ownerId: string, limit: numb
     left join statuses orig on orig.id = s.reblog_of_id
     where ${homeRule(rt.dialect, owner)}
       ${below ? sql`and s.id < ${below}` : sql``}
-      ${authorId ? sql`and s.account_id = ${authorId}` : sql``}
+      ${authorIds ? sql`and s.account_id in (${sql.join(authorIds)})` : sql``}
     union all
     select s.id, cast(s.id as text), cast(s.account_id as text), cast(s.reblog_of_id as text), cast(orig.account_id as text)
     from statuses s
@@ -51,7 +61,7 @@ export function homeCandidates(rt: Runtime, db: Db, ownerId: string, limit: numb
       or (s.visibility = 'direct' and exists (select 1 from status_mentions m where m.status_id = s.id and m.account_id = ${ownerId})))
       and ${visibleTo(owner, "s")}
       ${below ? sql`and s.id < ${below}` : sql``}
-      ${authorId ? sql`and s.account_id = ${authorId}` : sql``}
+      ${authorIds ? sql`and s.account_id in (${sql.join(authorIds)})` : sql``}
     order by sort_id desc
     limit ${limit}`.execute(db);
 }
@@ -62,7 +72,7 @@ export function listCandidates(
   list: { id: string; account_id: string },
   limit: number,
   below?: string,
-  authorId?: string,
+  authorIds?: string[],
 ) {
   return sql<{ id: string; account_id: string; reblog_of_id: string | null; reblog_author_id: string | null }>`
     select cast(s.id as text) as id, cast(s.account_id as text) as account_id,
@@ -72,7 +82,7 @@ export function listCandidates(
     left join statuses orig on orig.id = s.reblog_of_id
     where ${listRule(sql`${list.account_id}`, sql`${list.id}`)}
       ${below ? sql`and s.id < ${below}` : sql``}
-      ${authorId ? sql`and s.account_id = ${authorId}` : sql``}
+      ${authorIds ? sql`and s.account_id in (${sql.join(authorIds)})` : sql``}
     order by s.id desc
     limit ${limit}`.execute(db);
 }
@@ -104,10 +114,17 @@ async function insertCollapsed(db: Db, feedId: string, candidates: Candidate[]):
   }
 }
 
+/**
+ * The merge job: the newest MERGE_SIZE statuses of each author, at most a full feed's worth in all
+ * (older ones would be trimmed away at once).
+ */
 export async function mergeAuthor(
   rt: Runtime,
-  job: { feedId: string; authorId: string; listId?: string },
+  job: { feedId: string; authorId?: string; authorIds?: string[]; listId?: string },
 ): Promise<void> {
+  const authorIds = job.authorIds ?? (job.authorId ? [job.authorId] : []);
+  if (authorIds.length === 0) return;
+  const limit = Math.min(MERGE_SIZE * authorIds.length, FEED_SIZE);
   if (job.listId) {
     const list = await rt.db
       .selectFrom("lists")
@@ -115,11 +132,11 @@ export async function mergeAuthor(
       .where("id", "=", job.listId)
       .executeTakeFirst();
     if (!list) return;
-    const rows = await listCandidates(rt.db, list, MERGE_SIZE, undefined, job.authorId);
+    const rows = await listCandidates(rt.db, list, limit, undefined, authorIds);
     await rt.db.transaction().execute((trx) => insertCollapsed(trx, list.id, rows.rows));
     return;
   }
-  const rows = await homeCandidates(rt, rt.db, job.feedId, MERGE_SIZE, undefined, job.authorId);
+  const rows = await homeCandidates(rt, rt.db, job.feedId, limit, undefined, authorIds);
   await rt.db.transaction().execute((trx) => insertCollapsed(trx, job.feedId, rows.rows));
 }
 

@@ -9,7 +9,7 @@ import type { Runtime } from "../../runtime.ts";
 import { knownAccounts, lookupAccount } from "../accounts/accounts.ts";
 import { addMembers, createList, deleteList, listsOf, removeMembers } from "../feeds/lists.ts";
 import { block, unblock } from "../relationships/blocks.ts";
-import { follow, unfollow } from "../relationships/follows.ts";
+import { follow, followMany, unfollow } from "../relationships/follows.ts";
 import { mute, unmute } from "../relationships/mutes.ts";
 import { blockDomain, unblockDomain } from "../relationships/user_domain_blocks.ts";
 import { bookmark } from "../statuses/interactions.ts";
@@ -18,6 +18,16 @@ import type { ImportRowData } from "./import_file.ts";
 
 /** Why a row failed, in words for the person who uploaded it. */
 export class RowFailure extends Error {}
+
+/** A refusal of a service as a row's failure; anything else (a server away, a bug) is thrown on. */
+function asRowFailure(error: unknown): RowFailure {
+  if (error instanceof RowFailure) return error;
+  if (error instanceof ApiError && error.status < 500) return new RowFailure(readable(error));
+  throw error;
+}
+
+/** At most this many accounts of other servers are looked up at once for one chunk. */
+const LOOKUPS_AT_ONCE = 4;
 
 const text = (value: unknown) => (typeof value === "string" ? value : "");
 
@@ -61,68 +71,110 @@ async function listNamed(rt: Runtime, accountId: string, title: string): Promise
 }
 
 /**
- * Applies one row for `accountId`; returns what it names (an account id, a domain, a status id, or
- * a list's title and an account id), which an overwrite keeps. `known` holds the addresses
- * knownAddresses found.
+ * Applies a chunk's rows for `accountId`; returns, in order, what each names (an account id, a
+ * domain, a status id, or a list's title and an account id), which an overwrite keeps, or why it
+ * failed. `known` holds the addresses knownAddresses found. Follows are made in one batch.
  */
-export async function applyRow(
+export async function applyRows(
   rt: Runtime,
   accountId: string,
   kind: ExportKind,
-  data: ImportRowData,
+  rows: ImportRowData[],
   known: Map<string, string>,
-) {
-  try {
-    switch (kind) {
-      case "following": {
-        const target = await accountOf(rt, text(data.acct), known);
-        await follow(rt, accountId, target, {
-          reblogs: data.show_reblogs === null || data.show_reblogs === undefined ? true : data.show_reblogs === true,
-          notify: data.notify === true,
-          languages: Array.isArray(data.languages) ? data.languages : null,
-        });
-        return target;
-      }
-      case "blocks": {
-        const target = await accountOf(rt, text(data.acct), known);
-        await block(rt, accountId, target);
-        return target;
-      }
-      case "mutes": {
-        const target = await accountOf(rt, text(data.acct), known);
-        await mute(rt, accountId, target, { notifications: data.hide_notifications !== false });
-        return target;
-      }
-      case "domain_blocks": {
-        const domain = normalizeDomain(text(data.domain));
-        if (!domain) throw new RowFailure("This is not a domain name");
-        await blockDomain(rt, accountId, domain);
-        return domain;
-      }
-      case "bookmarks": {
-        const status = await statusOf(rt, text(data.uri));
-        await bookmark(rt, accountId, status);
-        return status;
-      }
-      case "lists": {
-        const title = text(data.list_name);
-        const listId = await listNamed(rt, accountId, title);
-        const target = await accountOf(rt, text(data.acct), known);
-        if (target !== accountId) await follow(rt, accountId, target, {});
-        const member = await rt.db
-          .selectFrom("list_accounts")
-          .select("id")
-          .where("list_id", "=", listId)
-          .where("account_id", "=", target)
-          .executeTakeFirst();
-        if (!member) await addMembers(rt, accountId, listId, [target]);
-        return memberKey(title, target);
+): Promise<(string | RowFailure)[]> {
+  if (kind === "following") return applyFollows(rt, accountId, rows, known);
+  const outcomes: (string | RowFailure)[] = [];
+  for (const data of rows) {
+    try {
+      outcomes.push(await applyRow(rt, accountId, kind, data, known));
+    } catch (error) {
+      outcomes.push(asRowFailure(error));
+    }
+  }
+  return outcomes;
+}
+
+/**
+ * Follows the accounts of a chunk's rows with one followMany, with their options (Mastodon's
+ * defaults: boosts shown, no notifications, all languages); those not known here are looked up
+ * first, a few at once.
+ */
+async function applyFollows(rt: Runtime, accountId: string, rows: ImportRowData[], known: Map<string, string>) {
+  const accts = rows.map((r) => text(r.acct));
+  const unknown = [...new Set(accts.filter((a) => !known.has(a)))];
+  const resolved = new Map<string, string | RowFailure>();
+  let next = 0;
+  const lookUp = async () => {
+    while (next < unknown.length) {
+      const acct = unknown[next++];
+      try {
+        resolved.set(acct, await accountOf(rt, acct, known));
+      } catch (error) {
+        resolved.set(acct, asRowFailure(error));
       }
     }
-  } catch (error) {
-    if (error instanceof RowFailure) throw error;
-    if (error instanceof ApiError && error.status < 500) throw new RowFailure(readable(error));
-    throw error;
+  };
+  await Promise.all(Array.from({ length: Math.min(LOOKUPS_AT_ONCE, unknown.length) }, lookUp));
+  const outcomes = accts.map((acct) => known.get(acct) ?? resolved.get(acct)!);
+  const items = rows.flatMap((data, index) => {
+    const targetId = outcomes[index];
+    if (typeof targetId !== "string") return [];
+    const options = {
+      reblogs: data.show_reblogs === null || data.show_reblogs === undefined ? true : data.show_reblogs === true,
+      notify: data.notify === true,
+      languages: Array.isArray(data.languages) ? data.languages : null,
+    };
+    return [{ index, targetId, options }];
+  });
+  const refusals = await followMany(rt, accountId, items);
+  for (const [j, refusal] of refusals.entries()) if (refusal) outcomes[items[j].index] = asRowFailure(refusal);
+  return outcomes;
+}
+
+/** Applies one row of any kind but follows, which applyFollows makes in batches. */
+async function applyRow(
+  rt: Runtime,
+  accountId: string,
+  kind: Exclude<ExportKind, "following">,
+  data: ImportRowData,
+  known: Map<string, string>,
+): Promise<string> {
+  switch (kind) {
+    case "blocks": {
+      const target = await accountOf(rt, text(data.acct), known);
+      await block(rt, accountId, target);
+      return target;
+    }
+    case "mutes": {
+      const target = await accountOf(rt, text(data.acct), known);
+      await mute(rt, accountId, target, { notifications: data.hide_notifications !== false });
+      return target;
+    }
+    case "domain_blocks": {
+      const domain = normalizeDomain(text(data.domain));
+      if (!domain) throw new RowFailure("This is not a domain name");
+      await blockDomain(rt, accountId, domain);
+      return domain;
+    }
+    case "bookmarks": {
+      const status = await statusOf(rt, text(data.uri));
+      await bookmark(rt, accountId, status);
+      return status;
+    }
+    case "lists": {
+      const title = text(data.list_name);
+      const listId = await listNamed(rt, accountId, title);
+      const target = await accountOf(rt, text(data.acct), known);
+      if (target !== accountId) await follow(rt, accountId, target, {});
+      const member = await rt.db
+        .selectFrom("list_accounts")
+        .select("id")
+        .where("list_id", "=", listId)
+        .where("account_id", "=", target)
+        .executeTakeFirst();
+      if (!member) await addMembers(rt, accountId, listId, [target]);
+      return memberKey(title, target);
+    }
   }
 }
 

@@ -13,7 +13,7 @@ import type { JobContext } from "../../jobs/queue.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { ExportKind } from "./exports.ts";
 import { readImportFile } from "./import_file.ts";
-import { applyRow, knownAddresses, prunePage, RowFailure } from "./import_rows.ts";
+import { applyRows, knownAddresses, prunePage } from "./import_rows.ts";
 
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {
@@ -117,23 +117,23 @@ export async function runImportChunk(rt: Runtime, p: { importId: string; from: n
     .orderBy("row_number")
     .execute();
   if (rows.length === 0) return;
-  const outcomes: { row: number; target: string | null; error: string | null }[] = [];
   const known = await knownAddresses(
     rt,
     rows.map((r) => r.data),
   );
-  for (const row of rows) {
-    try {
-      outcomes.push({
-        row: row.row_number,
-        target: await applyRow(rt, imp.account_id, imp.type as ExportKind, row.data, known),
-        error: null,
-      });
-    } catch (error) {
-      if (!(error instanceof RowFailure)) throw error;
-      outcomes.push({ row: row.row_number, target: null, error: error.message.slice(0, 300) });
-    }
-  }
+  const applied = await applyRows(
+    rt,
+    imp.account_id,
+    imp.type as ExportKind,
+    rows.map((r) => r.data),
+    known,
+  );
+  const outcomes = rows.map((row, i) => {
+    const a = applied[i];
+    return typeof a === "string"
+      ? { row: row.row_number, target: a, error: null }
+      : { row: row.row_number, target: null, error: a.message.slice(0, 300) };
+  });
   await rt.db.transaction().execute(async (trx) => {
     let processed = 0;
     let failed = 0;

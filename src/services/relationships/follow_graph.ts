@@ -24,22 +24,13 @@ export interface Pair {
 
 type Counter = "followers_count" | "following_count";
 
-async function adjust(db: Db, accountId: string, counter: Counter, delta: 1 | -1): Promise<void> {
-  if (delta === 1) {
-    await db
-      .insertInto("account_stats")
-      .values({ account_id: accountId, [counter]: 1, last_status_at: null })
-      .onConflict((oc) =>
-        oc.column("account_id").doUpdateSet({ [counter]: sql`${sql.ref(`account_stats.${counter}`)} + 1` }),
-      )
-      .execute();
-  } else {
-    await db
-      .updateTable("account_stats")
-      .set({ [counter]: sql`case when ${sql.ref(counter)} > 0 then ${sql.ref(counter)} - 1 else 0 end` })
-      .where("account_id", "=", accountId)
-      .execute();
-  }
+/** Counts one follow less, never below zero. */
+async function uncount(db: Db, accountId: string, counter: Counter): Promise<void> {
+  await db
+    .updateTable("account_stats")
+    .set({ [counter]: sql`case when ${sql.ref(counter)} > 0 then ${sql.ref(counter)} - 1 else 0 end` })
+    .where("account_id", "=", accountId)
+    .execute();
 }
 
 const optionColumns = (o: FollowOptions) => ({
@@ -61,17 +52,46 @@ const newRow = (pair: Pair, o: FollowOptions, uri: string | null) => ({
 
 /** Creates the follow and counts it; returns false when it already existed. The account's recent posts join the home feed. */
 export async function insertFollow(rt: Runtime, db: Db, pair: Pair, options: FollowOptions, uri: string | null = null) {
-  const inserted = await db
-    .insertInto("follows")
-    .values(newRow(pair, options, uri))
-    .onConflict((oc) => oc.columns(["account_id", "target_account_id"]).doNothing())
-    .returning("id")
-    .executeTakeFirst();
-  if (!inserted) return false;
-  await adjust(db, pair.sourceId, "following_count", 1);
-  await adjust(db, pair.targetId, "followers_count", 1);
-  await rt.queue.enqueue("feeds.merge", { feedId: pair.sourceId, authorId: pair.targetId }, {}, db);
-  return true;
+  const inserted = await insertFollows(rt, db, pair.sourceId, [{ targetId: pair.targetId, options, uri }]);
+  return inserted.length > 0;
+}
+
+/**
+ * Creates the follows of `sourceId` (distinct targets) in one statement and counts them; returns the
+ * targets whose follow is new. Their recent posts join the home feed in one job.
+ */
+export async function insertFollows(
+  rt: Runtime,
+  db: Db,
+  sourceId: string,
+  follows: { targetId: string; options: FollowOptions; uri?: string | null }[],
+): Promise<string[]> {
+  if (follows.length === 0) return [];
+  const inserted = (
+    await db
+      .insertInto("follows")
+      .values(follows.map((f) => newRow({ sourceId, targetId: f.targetId }, f.options, f.uri ?? null)))
+      .onConflict((oc) => oc.columns(["account_id", "target_account_id"]).doNothing())
+      .returning("target_account_id")
+      .execute()
+  ).map((r) => r.target_account_id);
+  if (inserted.length === 0) return inserted;
+  await db
+    .insertInto("account_stats")
+    .values({ account_id: sourceId, following_count: inserted.length, last_status_at: null })
+    .onConflict((oc) =>
+      oc.column("account_id").doUpdateSet({ following_count: sql`account_stats.following_count + ${inserted.length}` }),
+    )
+    .execute();
+  await db
+    .insertInto("account_stats")
+    .values(inserted.map((id) => ({ account_id: id, followers_count: 1, last_status_at: null })))
+    .onConflict((oc) =>
+      oc.column("account_id").doUpdateSet({ followers_count: sql`account_stats.followers_count + 1` }),
+    )
+    .execute();
+  await rt.queue.enqueue("feeds.merge", { feedId: sourceId, authorIds: inserted }, {}, db);
+  return inserted;
 }
 
 /** Creates the follow request; returns false when it already existed. */
@@ -122,8 +142,8 @@ export async function deleteFollow(rt: Runtime, db: Db, pair: Pair): Promise<boo
     .returning("id")
     .executeTakeFirst();
   if (!deleted) return false;
-  await adjust(db, pair.sourceId, "following_count", -1);
-  await adjust(db, pair.targetId, "followers_count", -1);
+  await uncount(db, pair.sourceId, "following_count");
+  await uncount(db, pair.targetId, "followers_count");
   for (const feedId of [pair.sourceId, ...lists.map((l) => l.id)]) {
     await rt.queue.enqueue("feeds.unmerge", { feedId, authorId: pair.targetId, boosts: false }, {}, db);
   }

@@ -4,7 +4,7 @@
 import type { Db } from "../../db/index.ts";
 import { type AccountPage, type Page, paginate } from "../../db/paginate.ts";
 import { domainAndParents } from "../../domain/domain_names.ts";
-import { forbidden, notFound, unprocessable } from "../../domain/errors.ts";
+import { type ApiError, forbidden, notFound, unprocessable } from "../../domain/errors.ts";
 import { isId, newId } from "../../domain/ids.ts";
 import { isLanguage } from "../../domain/languages.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -16,11 +16,12 @@ import {
   type FollowOptions,
   insertFollow,
   insertFollowRequest,
+  insertFollows,
   type Pair,
   updateFollowOptions,
 } from "./follow_graph.ts";
 import { hiddenAccountIds } from "./hidden_accounts.ts";
-import { isRemote, type RelationshipParty, requireAccount } from "./targets.ts";
+import { isRemote, type RelationshipParty, relationshipParties, requireAccount } from "./targets.ts";
 
 export type { FollowOptions } from "./follow_graph.ts";
 
@@ -38,29 +39,78 @@ function followNeedsApproval(source: RelationshipParty, target: RelationshipPart
  * the options given and nothing else.
  */
 export async function follow(rt: Runtime, sourceId: string, targetId: string, options: FollowOptions): Promise<void> {
-  const target = await requireAccount(rt.db, targetId);
-  if (target.id === sourceId) throw forbidden("Following your own account is not allowed");
-  if (options.languages?.some((code) => !isLanguage(code))) {
-    throw unprocessable("Validation failed: Languages is invalid");
-  }
-  const source = await requireAccount(rt.db, sourceId);
-  const pair = { sourceId, targetId };
+  const [refusal] = await followMany(rt, sourceId, [{ targetId, options }]);
+  if (refusal) throw refusal;
+}
+
+export interface FollowItem {
+  targetId: string;
+  options: FollowOptions;
+}
+
+/**
+ * Follows each item's target, or asks to, as `follow` does one after the other, with the lookups,
+ * the new follows, their counters and the merge into the home feed done in batches (an import
+ * follows thousands). Returns, in the items' order, null for each done and the error of each
+ * refused. Requests (locked or remote targets) still go one by one: each is its own Follow.
+ */
+export async function followMany(
+  rt: Runtime,
+  sourceId: string,
+  items: readonly FollowItem[],
+): Promise<(ApiError | null)[]> {
+  const parties = await relationshipParties(rt.db, [sourceId, ...items.map((i) => i.targetId)]);
+  const refusals = items.map(({ targetId, options }): ApiError | null => {
+    if (!parties.has(targetId)) return notFound();
+    if (targetId === sourceId) return forbidden("Following your own account is not allowed");
+    if (options.languages?.some((code) => !isLanguage(code))) {
+      return unprocessable("Validation failed: Languages is invalid");
+    }
+    return null;
+  });
+  const source = parties.get(sourceId);
+  if (!source) throw notFound();
+  const open = items.filter((_, i) => refusals[i] === null);
+  if (open.length === 0) return refusals;
+  const targetIds = [...new Set(open.map((i) => i.targetId))];
   await rt.db.transaction().execute(async (trx) => {
-    if (await followingNotAllowed(trx, source, target)) throw forbidden();
-    if (await exists(trx, "follows", pair)) return updateFollowOptions(trx, "follows", pair, options);
-    if (await exists(trx, "follow_requests", pair)) return updateFollowOptions(trx, "follow_requests", pair, options);
-    if (followNeedsApproval(source, target)) {
-      // The Follow's id, which the other server's Accept names.
-      const followUri = isRemote(target) ? await newFollowUri(trx, sourceId) : null;
-      if (await insertFollowRequest(trx, pair, options, followUri)) {
-        await notify(rt, trx, { recipientId: targetId, fromAccountId: sourceId, type: "follow_request" });
-        await federate(rt, trx, sourceId, { type: "Follow", accountId: sourceId, targetId, followUri }, [targetId]);
-      }
-    } else if (await insertFollow(rt, trx, pair, options)) {
+    const refused = await refusedTargets(
+      trx,
+      source,
+      targetIds.map((id) => parties.get(id)!),
+    );
+    const followed = await pairsOf(trx, "follows", sourceId, targetIds);
+    const requested = await pairsOf(trx, "follow_requests", sourceId, targetIds);
+    // New direct follows, by target: a target named twice takes the options of both, the later winning.
+    const direct = new Map<string, FollowOptions>();
+    for (const [i, item] of items.entries()) {
+      if (refusals[i] !== null) continue;
+      const target = parties.get(item.targetId)!;
+      const pair = { sourceId, targetId: target.id };
+      if (refused.has(target.id)) refusals[i] = forbidden();
+      else if (followed.has(target.id)) await updateFollowOptions(trx, "follows", pair, item.options);
+      else if (requested.has(target.id)) await updateFollowOptions(trx, "follow_requests", pair, item.options);
+      else if (followNeedsApproval(source, target)) {
+        // The Follow's id, which the other server's Accept names.
+        const followUri = isRemote(target) ? await newFollowUri(trx, sourceId) : null;
+        if (await insertFollowRequest(trx, pair, item.options, followUri)) {
+          await notify(rt, trx, { recipientId: target.id, fromAccountId: sourceId, type: "follow_request" });
+          const activity = { type: "Follow", accountId: sourceId, targetId: target.id, followUri } as const;
+          await federate(rt, trx, sourceId, activity, [target.id]);
+        }
+        requested.add(target.id);
+      } else direct.set(target.id, { ...direct.get(target.id), ...definedOptions(item.options) });
+    }
+    const follows = [...direct].map(([targetId, options]) => ({ targetId, options }));
+    for (const targetId of await insertFollows(rt, trx, sourceId, follows)) {
       await notify(rt, trx, { recipientId: targetId, fromAccountId: sourceId, type: "follow" });
     }
   });
+  return refusals;
 }
+
+const definedOptions = (o: FollowOptions): FollowOptions =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 async function newFollowUri(db: Db, sourceId: string): Promise<string> {
   const source = await db.selectFrom("accounts").select("uri").where("id", "=", sourceId).executeTakeFirstOrThrow();
@@ -81,45 +131,61 @@ async function followUriOf(db: Db, pair: Pair): Promise<string | null> {
   return null;
 }
 
-/** Blocks either way, a moved target, or a blocked domain (by the follower or by this server). */
-async function followingNotAllowed(db: Db, source: RelationshipParty, target: RelationshipParty): Promise<boolean> {
-  if (target.moved_to_account_id !== null) return true;
-  const block = await db
+/**
+ * The targets `source` may not follow: blocks either way, a moved target, or a blocked domain (by
+ * the follower or by this server).
+ */
+async function refusedTargets(db: Db, source: RelationshipParty, targets: RelationshipParty[]): Promise<Set<string>> {
+  const refused = new Set(targets.filter((t) => t.moved_to_account_id !== null).map((t) => t.id));
+  const ids = targets.map((t) => t.id);
+  const blocks = await db
     .selectFrom("blocks")
-    .select("id")
+    .select(["account_id", "target_account_id"])
     .where((eb) =>
       eb.or([
-        eb.and([eb("account_id", "=", source.id), eb("target_account_id", "=", target.id)]),
-        eb.and([eb("account_id", "=", target.id), eb("target_account_id", "=", source.id)]),
+        eb.and([eb("account_id", "=", source.id), eb("target_account_id", "in", ids)]),
+        eb.and([eb("target_account_id", "=", source.id), eb("account_id", "in", ids)]),
       ]),
     )
-    .executeTakeFirst();
-  if (block) return true;
-  if (target.domain === null) return false;
-  const domainBlock = await db
+    .execute();
+  for (const b of blocks) refused.add(b.account_id === source.id ? b.target_account_id : b.account_id);
+  const domains = [...new Set(targets.flatMap((t) => (t.domain === null ? [] : [t.domain])))];
+  if (domains.length === 0) return refused;
+  const own = await db
     .selectFrom("account_domain_blocks")
-    .select("id")
+    .select("domain")
     .where("account_id", "=", source.id)
-    .where("domain", "=", target.domain)
-    .unionAll(
-      db
-        .selectFrom("domain_blocks")
-        .select("id")
-        .where("domain", "in", domainAndParents(target.domain))
-        .where("severity", "=", "suspend"),
-    )
-    .executeTakeFirst();
-  return domainBlock !== undefined;
+    .where("domain", "in", domains)
+    .execute();
+  const suspended = await db
+    .selectFrom("domain_blocks")
+    .select("domain")
+    .where("domain", "in", [...new Set(domains.flatMap(domainAndParents))])
+    .where("severity", "=", "suspend")
+    .execute();
+  const ownBlocked = new Set(own.map((r) => r.domain));
+  const serverBlocked = new Set(suspended.map((r) => r.domain));
+  for (const t of targets) {
+    if (t.domain === null) continue;
+    if (ownBlocked.has(t.domain) || domainAndParents(t.domain).some((d) => serverBlocked.has(d))) refused.add(t.id);
+  }
+  return refused;
 }
 
-async function exists(db: Db, table: "follows" | "follow_requests", pair: Pair): Promise<boolean> {
-  const row = await db
+/** Those of `targetIds` that `sourceId` follows (or has asked to follow, in "follow_requests"). */
+async function pairsOf(
+  db: Db,
+  table: "follows" | "follow_requests",
+  sourceId: string,
+  targetIds: string[],
+): Promise<Set<string>> {
+  const rows = await db
     .selectFrom(table)
-    .select("id")
-    .where("account_id", "=", pair.sourceId)
-    .where("target_account_id", "=", pair.targetId)
-    .executeTakeFirst();
-  return row !== undefined;
+    .select("target_account_id")
+    .where("account_id", "=", sourceId)
+    .where("target_account_id", "in", targetIds)
+    .execute();
+  return new Set(rows.map((r) => r.target_account_id));
 }
 
 /** Stops following `targetId`, or withdraws the request to. */

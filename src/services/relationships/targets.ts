@@ -18,8 +18,17 @@ export interface RelationshipParty {
 
 /** The account behind `id`, or a 404. */
 export async function requireAccount(db: Db, id: string): Promise<RelationshipParty> {
-  if (!isId(id)) throw notFound();
-  const row = await db
+  const party = (await relationshipParties(db, [id])).get(id);
+  if (!party) throw notFound();
+  return party;
+}
+
+/** Those of `ids` one can act on, found in one query: the ones requireAccount would not refuse. */
+export async function relationshipParties(db: Db, ids: readonly string[]): Promise<Map<string, RelationshipParty>> {
+  const wanted = [...new Set(ids.filter(isId))];
+  const found = new Map<string, RelationshipParty>();
+  if (wanted.length === 0) return found;
+  const rows = await db
     .selectFrom("accounts as a")
     .leftJoin("users as u", "u.account_id", "a.id")
     .select([
@@ -35,12 +44,15 @@ export async function requireAccount(db: Db, id: string): Promise<RelationshipPa
       "u.confirmed_at",
       "u.approved",
     ])
-    .where("a.id", "=", id)
-    .executeTakeFirst();
-  if (!row || row.suspended_at !== null) throw notFound();
-  if (row.user_id !== null && (row.confirmed_at === null || row.approved === false)) throw notFound();
-  const { suspended_at: _s, user_id: _u, confirmed_at: _c, approved: _a, ...party } = row;
-  return party;
+    .where("a.id", "in", wanted)
+    .execute();
+  for (const row of rows) {
+    if (row.suspended_at !== null) continue;
+    if (row.user_id !== null && (row.confirmed_at === null || row.approved === false)) continue;
+    const { suspended_at: _s, user_id: _u, confirmed_at: _c, approved: _a, ...party } = row;
+    found.set(party.id, party);
+  }
+  return found;
 }
 
 /** Whether the account lives on another server: what it may do waits for that server's answer. */
