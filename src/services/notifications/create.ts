@@ -2,17 +2,18 @@
 // local account. It drops what Mastodon's NotifyService drops at creation, and gives each record
 // Mastodon's group key so that grouped notifications (/api/v2/notifications) can fold them.
 
-import { sql } from "kysely";
+import { type Insertable, sql } from "kysely";
 import { unexpired } from "../../db/expiry.ts";
 import type { Db } from "../../db/index.ts";
-import type { NotificationType } from "../../db/schema.ts";
+import type { NotificationsTable, NotificationType } from "../../db/schema.ts";
 import { idFloor, idTime, newId } from "../../domain/ids.ts";
 import { can, EVERYONE_ID, EVERYONE_POSITION, effectiveRole } from "../../domain/roles.ts";
+import type { JobPayloads } from "../../jobs/queue.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
-import { enqueuePush } from "../push/delivery.ts";
+import { enqueuePushes } from "../push/delivery.ts";
 import { roleTable } from "../roles/lookup.ts";
-import { policyVerdict } from "./policy.ts";
+import { getPolicies, type NotificationPolicy, policyVerdict } from "./policy.ts";
 import { recordFilteredNotification } from "./requests.ts";
 
 export type { NotificationType } from "../../db/schema.ts";
@@ -20,7 +21,7 @@ export type { NotificationType } from "../../db/schema.ts";
 declare module "../../jobs/queue.ts" {
   interface JobPayloads {
     /** Tells the recipient's open streams of a notification, once its transaction has committed. */
-    "notifications.stream": { accountId: string; id: string };
+    "notifications.stream": { accountId: string; id: string } | { notifications: { accountId: string; id: string }[] };
   }
 }
 
@@ -52,48 +53,83 @@ const HOUR_MS = 3_600_000;
  * lands in the sender's notification request; any other enqueues its push, in the same transaction.
  */
 export async function notify(rt: Runtime, db: Db, input: NewNotification): Promise<string | null> {
-  const { recipientId, fromAccountId, type } = input;
-  if (recipientId === fromAccountId && !FROM_SELF_ALLOWED.includes(type)) return null;
+  const [id] = await notifyMany(rt, db, [input]);
+  return id;
+}
+
+/**
+ * Records notifications of one type from one sender (an import's follows: thousands at once) as
+ * notify does each, with the lookups, the inserts, the pushes and the streaming in batches. Returns
+ * each one's id, or null, in order.
+ */
+export async function notifyMany(rt: Runtime, db: Db, inputs: NewNotification[]): Promise<(string | null)[]> {
+  if (inputs.length === 0) return [];
+  const { fromAccountId, type } = inputs[0];
+  if (inputs.some((n) => n.fromAccountId !== fromAccountId || n.type !== type)) {
+    throw new Error("notifyMany takes notifications of one type from one sender");
+  }
+  const ids: (string | null)[] = inputs.map(() => null);
+  const wanted = inputs.filter((n) => n.recipientId !== fromAccountId || FROM_SELF_ALLOWED.includes(type));
+  if (wanted.length === 0) return ids;
 
   const parties = await db
     .selectFrom("accounts as a")
     .leftJoin("users as u", "u.account_id", "a.id")
     .leftJoin("roles as r", "r.id", "u.role_id")
     .select(["a.id", "a.domain", "a.suspended_at", "a.silenced_at", "a.created_at", "u.id as user_id", "r.position"])
-    .where("a.id", "in", [recipientId, fromAccountId])
+    .where("a.id", "in", [...new Set([fromAccountId, ...wanted.map((n) => n.recipientId)])])
     .execute();
-  const recipient = parties.find((p) => p.id === recipientId);
-  const sender = parties.find((p) => p.id === fromAccountId);
-  if (!recipient?.user_id || recipient.suspended_at !== null || !sender) return null;
+  const byId = new Map(parties.map((p) => [p.id, p]));
+  const sender = byId.get(fromAccountId);
+  if (!sender) return ids;
+  const recipientIds = [...new Set(wanted.map((n) => n.recipientId))];
+  const relations = await relationsOf(db, recipientIds, fromAccountId, sender.domain);
+  let policies: Promise<Map<string, NotificationPolicy>> | null = null;
+  const policyOf = async (recipientId: string) => {
+    policies ??= getPolicies(db, recipientIds);
+    return (await policies).get(recipientId)!;
+  };
 
   // Staff hold a role above everyone's; Mastodon compares the roles' positions.
   const rank = (position: number | null) => position ?? EVERYONE_POSITION;
   const senderStaff = sender.user_id !== null && rank(sender.position) > EVERYONE_POSITION;
-  const staffMention = type === "mention" && senderStaff && rank(sender.position) > rank(recipient.position);
-  const rel = await relationOf(db, recipientId, fromAccountId, sender.domain);
-  if (!staffMention && rel.shutOut) return null;
-
-  const statusId = input.statusId ?? null;
-  const verdict =
-    recipientId === fromAccountId
-      ? "accept"
-      : await policyVerdict(db, recipientId, {
-          type,
-          sender: { createdAt: sender.created_at, silenced: sender.silenced_at !== null, staff: senderStaff },
-          following: rel.following,
-          followerSince: rel.followerSince,
-          permitted: rel.permitted,
-          unsolicitedPrivateMention:
-            type === "mention" && statusId !== null && (await privateMention(db, statusId, recipientId)),
-        });
-  if (verdict === "drop") return null;
-
-  const id = newId();
   const now = new Date();
-  const filtered = verdict === "filter";
-  await db
-    .insertInto("notifications")
-    .values({
+  const rows: Insertable<NotificationsTable>[] = [];
+  /** The group keys given in this batch, which later ones of the same group continue. */
+  const keys = new Map<string, string>();
+  for (const [i, input] of inputs.entries()) {
+    const { recipientId } = input;
+    if (recipientId === fromAccountId && !FROM_SELF_ALLOWED.includes(type)) continue;
+    const recipient = byId.get(recipientId);
+    if (!recipient?.user_id || recipient.suspended_at !== null) continue;
+    const staffMention = type === "mention" && senderStaff && rank(sender.position) > rank(recipient.position);
+    const rel = relations.get(recipientId)!;
+    if (!staffMention && rel.shutOut) continue;
+
+    const statusId = input.statusId ?? null;
+    const verdict =
+      recipientId === fromAccountId
+        ? "accept"
+        : await policyVerdict(
+            {
+              type,
+              sender: { createdAt: sender.created_at, silenced: sender.silenced_at !== null, staff: senderStaff },
+              following: rel.following,
+              followerSince: rel.followerSince,
+              permitted: rel.permitted,
+              unsolicitedPrivateMention:
+                type === "mention" && statusId !== null && (await privateMention(db, statusId, recipientId)),
+            },
+            () => policyOf(recipientId),
+          );
+    if (verdict === "drop") continue;
+
+    const id = newId();
+    const group = `${recipientId}\n${statusId}`;
+    const key = keys.get(group) ?? (await groupKey(db, { id, recipientId, type, statusId, now }));
+    keys.set(group, key);
+    ids[i] = id;
+    rows.push({
       id,
       account_id: recipientId,
       from_account_id: fromAccountId,
@@ -102,17 +138,29 @@ export async function notify(rt: Runtime, db: Db, input: NewNotification): Promi
       report_id: input.reportId ?? null,
       account_warning_id: input.accountWarningId ?? null,
       account_severance_id: input.accountSeveranceId ?? null,
-      group_key: await groupKey(db, { id, recipientId, type, statusId, now }),
-      filtered,
+      group_key: key,
+      filtered: verdict === "filter",
       created_at: now,
-    })
-    .execute();
-  if (filtered) await recordFilteredNotification(db, { recipientId, fromAccountId, statusId, at: now });
-  else {
-    await enqueuePush(rt, db, recipientId, id);
-    await rt.queue.enqueue("notifications.stream", { accountId: recipientId, id }, {}, db);
+    });
   }
-  return id;
+  if (rows.length === 0) return ids;
+  await db.insertInto("notifications").values(rows).execute();
+  const shown: { accountId: string; id: string }[] = [];
+  for (const row of rows) {
+    if (row.filtered) {
+      await recordFilteredNotification(db, {
+        recipientId: row.account_id,
+        fromAccountId,
+        statusId: row.status_id ?? null,
+        at: now,
+      });
+    } else shown.push({ accountId: row.account_id, id: row.id });
+  }
+  if (shown.length > 0) {
+    await enqueuePushes(rt, db, shown);
+    await rt.queue.enqueue("notifications.stream", shown.length === 1 ? shown[0] : { notifications: shown }, {}, db);
+  }
+  return ids;
 }
 
 /**
@@ -157,78 +205,99 @@ async function privateMention(db: Db, statusId: string, recipientId: string): Pr
   return s?.visibility === "direct" && s.in_reply_to_account_id !== recipientId;
 }
 
-/**
- * How the recipient stands to the sender: shut out (a block, a notification mute, or a domain block
- * of a sender they don't follow), following, followed since when, and accepted from a request.
- */
+/** How a recipient stands to a sender (relationsOf). */
+export interface Relation {
+  /** A block, a notification mute, or a domain block of a sender they don't follow. */
+  shutOut: boolean;
+  following: boolean;
+  /** When the sender started following the recipient, if they do. */
+  followerSince: Date | null;
+  /** The recipient accepted a notification request of the sender. */
+  permitted: boolean;
+}
+
+/** How the recipient stands to the sender. */
 export async function relationOf(db: Db, recipientId: string, senderId: string, senderDomain: string | null) {
-  const row = await db
-    .selectNoFrom((eb) => [
-      eb
-        .exists(
-          eb
-            .selectFrom("blocks")
-            .select("id")
-            .where("account_id", "=", recipientId)
-            .where("target_account_id", "=", senderId),
-        )
-        .as("blocking"),
-      eb
-        .exists(
-          eb
-            .selectFrom("mutes")
-            .select("id")
-            .where("account_id", "=", recipientId)
-            .where("target_account_id", "=", senderId)
-            .where("hide_notifications", "=", true)
-            .where(unexpired("mutes.expires_at")),
-        )
-        .as("muting"),
-      eb
-        .exists(
-          eb
-            .selectFrom("account_domain_blocks")
-            .select("id")
-            .where("account_id", "=", recipientId)
-            .where("domain", "=", senderDomain ?? ""),
-        )
-        .as("domain_blocking"),
-      eb
-        .exists(
-          eb
-            .selectFrom("follows")
-            .select("id")
-            .where("account_id", "=", recipientId)
-            .where("target_account_id", "=", senderId),
-        )
-        .as("following"),
-      eb
-        .exists(
-          eb
-            .selectFrom("notification_permissions")
-            .select("account_id")
-            .where("account_id", "=", recipientId)
-            .where("from_account_id", "=", senderId),
-        )
-        .as("permitted"),
-      // The follow's id is a snowflake: it tells when the sender started following.
-      eb
+  return (await relationsOf(db, [recipientId], senderId, senderDomain)).get(recipientId)!;
+}
+
+/** How each of `recipientIds` stands to the sender, in one query. */
+export async function relationsOf(
+  db: Db,
+  recipientIds: string[],
+  senderId: string,
+  senderDomain: string | null,
+): Promise<Map<string, Relation>> {
+  const ids = [...new Set(recipientIds)];
+  const fact = (kind: string) => [sql<string>`${sql.lit(kind)}`.as("kind"), sql<string | null>`null`.as("since")];
+  const recipient = sql<string>`cast(account_id as text)`.as("recipient");
+  const facts = await db
+    .selectFrom("blocks")
+    .select([recipient, ...fact("blocking")])
+    .where("account_id", "in", ids)
+    .where("target_account_id", "=", senderId)
+    .unionAll(
+      db
+        .selectFrom("mutes")
+        .select([recipient, ...fact("muting")])
+        .where("account_id", "in", ids)
+        .where("target_account_id", "=", senderId)
+        .where("hide_notifications", "=", true)
+        .where(unexpired("mutes.expires_at")),
+    )
+    .unionAll(
+      db
+        .selectFrom("account_domain_blocks")
+        .select([recipient, ...fact("domain_blocking")])
+        .where("account_id", "in", ids)
+        .where("domain", "=", senderDomain ?? ""),
+    )
+    .unionAll(
+      db
         .selectFrom("follows")
-        .select(sql<string>`cast(id as text)`.as("id"))
+        .select([recipient, ...fact("following")])
+        .where("account_id", "in", ids)
+        .where("target_account_id", "=", senderId),
+    )
+    .unionAll(
+      db
+        .selectFrom("notification_permissions")
+        .select([recipient, ...fact("permitted")])
+        .where("account_id", "in", ids)
+        .where("from_account_id", "=", senderId),
+    )
+    // The follow's id is a snowflake: it tells when the sender started following.
+    .unionAll(
+      db
+        .selectFrom("follows")
+        .select([
+          sql<string>`cast(target_account_id as text)`.as("recipient"),
+          sql<string>`${sql.lit("follower")}`.as("kind"),
+          sql<string | null>`cast(id as text)`.as("since"),
+        ])
         .where("account_id", "=", senderId)
-        .where("target_account_id", "=", recipientId)
-        .as("follower_since"),
-    ])
-    .executeTakeFirstOrThrow();
-  // Both databases answer EXISTS as 1/0 or true/false without a declared column type.
-  const yes = (v: unknown) => v === true || Number(v) === 1;
-  const following = yes(row.following);
-  return {
-    shutOut: yes(row.blocking) || yes(row.muting) || (senderDomain !== null && yes(row.domain_blocking) && !following),
-    following,
-    permitted: yes(row.permitted),
-    followerSince: row.follower_since ? idTime(String(row.follower_since)) : null,
-  };
+        .where("target_account_id", "in", ids),
+    )
+    .execute();
+  const kinds = new Map(ids.map((id) => [id, new Map<string, string | null>()]));
+  for (const f of facts) kinds.get(String(f.recipient))?.set(f.kind, f.since);
+  return new Map(
+    ids.map((id) => {
+      const k = kinds.get(id)!;
+      const following = k.has("following");
+      const since = k.get("follower");
+      return [
+        id,
+        {
+          shutOut:
+            k.has("blocking") || k.has("muting") || (senderDomain !== null && k.has("domain_blocking") && !following),
+          following,
+          permitted: k.has("permitted"),
+          followerSince: since ? idTime(String(since)) : null,
+        },
+      ];
+    }),
+  );
 }
 
 /**
@@ -275,6 +344,8 @@ export async function withdrawNotifications(
 }
 
 /** Job: see "notifications.stream". */
-export async function streamNotification(rt: Runtime, n: { accountId: string; id: string }): Promise<void> {
-  await publishEvent(rt, "notification.created", n);
+export async function streamNotification(rt: Runtime, job: JobPayloads["notifications.stream"]): Promise<void> {
+  for (const n of "notifications" in job ? job.notifications : [job]) {
+    await publishEvent(rt, "notification.created", { accountId: n.accountId, id: n.id });
+  }
 }

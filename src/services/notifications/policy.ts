@@ -41,18 +41,26 @@ const NEW_FOLLOWER_DAYS = 3;
 const DAY_MS = 86_400_000;
 
 export async function getPolicy(db: Db, accountId: string): Promise<NotificationPolicy> {
-  const row = await db
+  return (await getPolicies(db, [accountId])).get(accountId)!;
+}
+
+/** The policies of `accountIds`, in one query (the defaults for those who set none). */
+export async function getPolicies(db: Db, accountIds: readonly string[]): Promise<Map<string, NotificationPolicy>> {
+  const rows = await db
     .selectFrom("notification_policies")
     .select([
+      "account_id",
       "for_not_following",
       "for_not_followers",
       "for_new_accounts",
       "for_private_mentions",
       "for_limited_accounts",
     ])
-    .where("account_id", "=", accountId)
-    .executeTakeFirst();
-  return row ?? DEFAULT_POLICY;
+    .where("account_id", "in", [...new Set(accountIds)])
+    .execute();
+  const policies = new Map<string, NotificationPolicy>(accountIds.map((id) => [id, DEFAULT_POLICY]));
+  for (const { account_id, ...policy } of rows) policies.set(account_id, policy);
+  return policies;
 }
 
 export async function updatePolicy(
@@ -83,8 +91,14 @@ export interface Stranger {
   unsolicitedPrivateMention: boolean;
 }
 
-/** Accept, filter or drop: drop when any condition that holds says so, else filter likewise. */
-export async function policyVerdict(db: Db, recipientId: string, s: Stranger): Promise<NotificationPolicyValue> {
+/**
+ * Accept, filter or drop: drop when any condition that holds says so, else filter likewise.
+ * `policy` gives the recipient's policy, asked only when a condition holds.
+ */
+export async function policyVerdict(
+  s: Stranger,
+  policy: () => Promise<NotificationPolicy>,
+): Promise<NotificationPolicyValue> {
   if (NEVER_FILTERED.includes(s.type) || s.permitted || s.sender.staff) return "accept";
   const now = Date.now();
   const conditions: [boolean, keyof NotificationPolicy][] = [
@@ -96,8 +110,8 @@ export async function policyVerdict(db: Db, recipientId: string, s: Stranger): P
   ];
   const held = conditions.filter(([holds]) => holds);
   if (held.length === 0) return "accept";
-  const policy = await getPolicy(db, recipientId);
-  const values = held.map(([, key]) => policy[key]);
+  const chosen = await policy();
+  const values = held.map(([, key]) => chosen[key]);
   if (values.includes("drop")) return "drop";
   return values.includes("filter") ? "filter" : "accept";
 }

@@ -51,15 +51,21 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 /** How long delivered pushes are remembered: longer than any retry takes. */
 const REMEMBER_MS = 2 * 24 * 3600_000;
 
-/** Enqueues the push job of a new notification, in its transaction, when the recipient has subscriptions. */
-export async function enqueuePush(rt: Runtime, db: Db, recipientId: string, notificationId: string): Promise<void> {
-  const subscribed = await db
-    .selectFrom("push_subscriptions")
-    .select("id")
-    .where("account_id", "=", recipientId)
-    .limit(1)
-    .executeTakeFirst();
-  if (subscribed) await rt.queue.enqueue("push.deliver", { notificationId }, {}, db);
+/** Enqueues the push jobs of new notifications, in their transaction, for the recipients with subscriptions. */
+export async function enqueuePushes(rt: Runtime, db: Db, notifications: { accountId: string; id: string }[]) {
+  const subscribed = new Set(
+    (
+      await db
+        .selectFrom("push_subscriptions")
+        .select("account_id")
+        .distinct()
+        .where("account_id", "in", [...new Set(notifications.map((n) => n.accountId))])
+        .execute()
+    ).map((r) => r.account_id),
+  );
+  for (const n of notifications) {
+    if (subscribed.has(n.accountId)) await rt.queue.enqueue("push.deliver", { notificationId: n.id }, {}, db);
+  }
 }
 
 /** What a push says about a notification, loaded once for all subscriptions. */

@@ -9,7 +9,7 @@ import { isId, newId } from "../../domain/ids.ts";
 import { isLanguage } from "../../domain/languages.ts";
 import type { Runtime } from "../../runtime.ts";
 import { federate } from "../federation/outbox.ts";
-import { notify } from "../notifications/create.ts";
+import { notify, notifyMany } from "../notifications/create.ts";
 import {
   deleteFollow,
   deleteFollowRequest,
@@ -102,9 +102,12 @@ export async function followMany(
       } else direct.set(target.id, { ...direct.get(target.id), ...definedOptions(item.options) });
     }
     const follows = [...direct].map(([targetId, options]) => ({ targetId, options }));
-    for (const targetId of await insertFollows(rt, trx, sourceId, follows)) {
-      await notify(rt, trx, { recipientId: targetId, fromAccountId: sourceId, type: "follow" });
-    }
+    const inserted = await insertFollows(rt, trx, sourceId, follows);
+    await notifyMany(
+      rt,
+      trx,
+      inserted.map((recipientId) => ({ recipientId, fromAccountId: sourceId, type: "follow" })),
+    );
   });
   return refusals;
 }
