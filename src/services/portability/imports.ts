@@ -134,28 +134,32 @@ export async function runImportChunk(rt: Runtime, p: { importId: string; from: n
       ? { row: row.row_number, target: a, error: null }
       : { row: row.row_number, target: null, error: a.message.slice(0, 300) };
   });
+  // Each row's outcome in one statement; only rows not done yet count (see below).
+  const caseOf = (value: (o: (typeof outcomes)[number]) => string | null) =>
+    sql<string | null>`case row_number ${sql.join(
+      outcomes.map((o) => sql`when ${o.row} then ${value(o)}`),
+      sql` `,
+    )} end`;
   await rt.db.transaction().execute(async (trx) => {
-    let processed = 0;
-    let failed = 0;
-    for (const o of outcomes) {
-      const res = await trx
-        .updateTable("import_rows")
-        .set({ done: true, target: o.target, error: o.error })
-        .where("import_id", "=", imp.id)
-        .where("row_number", "=", o.row)
-        .where("done", "=", false)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 0) continue;
-      processed++;
-      if (o.error) failed++;
-    }
+    const updated = await trx
+      .updateTable("import_rows")
+      .set({ done: true, target: caseOf((o) => o.target), error: caseOf((o) => o.error) })
+      .where("import_id", "=", imp.id)
+      .where(
+        "row_number",
+        "in",
+        outcomes.map((o) => o.row),
+      )
+      .where("done", "=", false)
+      .returning("error")
+      .execute();
     // Another run of this job got there first: it counted these rows and started what follows.
-    if (processed === 0) return;
+    if (updated.length === 0) return;
     await trx
       .updateTable("imports")
       .set({
-        processed_rows: sql`processed_rows + ${processed}`,
-        failed_rows: sql`failed_rows + ${failed}`,
+        processed_rows: sql`processed_rows + ${updated.length}`,
+        failed_rows: sql`failed_rows + ${updated.filter((u) => u.error !== null).length}`,
       })
       .where("id", "=", imp.id)
       .execute();
