@@ -9,6 +9,7 @@ import { logger } from "../log.ts";
 import { FetchError } from "../net/fetch.ts";
 import { outgoing } from "../net/outgoing.ts";
 import type { Runtime } from "../runtime.ts";
+import { type Breaker, readBreaker, recordContact, writeBreaker } from "../services/federation/server_health.ts";
 import { actorKeyPairs } from "./keys.ts";
 
 declare module "../jobs/queue.ts" {
@@ -27,11 +28,6 @@ const BREAKER_THRESHOLD = 5;
 const BREAKER_MIN_MS = 60_000;
 const BREAKER_MAX_MS = 3600_000;
 const TIMEOUT_MS = 15_000;
-
-interface Breaker {
-  failures: number;
-  openUntil: number;
-}
 
 /** Deliveries to one server at once from one process, so that a busy queue does not flood it. */
 const PER_SERVER = 2;
@@ -57,26 +53,6 @@ function release(host: string): void {
   const next = queue?.shift();
   if (queue && queue.length === 0) waiting.delete(host);
   next?.();
-}
-
-const breakerKey = (host: string) => `federation:breaker:${host}`;
-
-async function readBreaker(rt: Runtime, host: string): Promise<Breaker | null> {
-  const row = await rt.db.selectFrom("kv").select("value").where("key", "=", breakerKey(host)).executeTakeFirst();
-  return (row?.value as Breaker | undefined) ?? null;
-}
-
-async function writeBreaker(rt: Runtime, host: string, breaker: Breaker | null): Promise<void> {
-  if (!breaker) {
-    await rt.db.deleteFrom("kv").where("key", "=", breakerKey(host)).execute();
-    return;
-  }
-  const value = JSON.stringify(breaker);
-  await rt.db
-    .insertInto("kv")
-    .values({ key: breakerKey(host), value, expires_at: null })
-    .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
-    .execute();
 }
 
 /** Why a delivery failed for now; the job queue tries again later. */
@@ -123,6 +99,7 @@ export async function deliver(rt: Runtime, job: { inbox: string; owner: string; 
   if (status >= 200 && status < 300) {
     rt.metrics?.delivery(host, "delivered");
     if (breaker) await writeBreaker(rt, host, null);
+    await recordContact(rt, host, "delivered");
     return;
   }
   if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
