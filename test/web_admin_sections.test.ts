@@ -126,7 +126,7 @@ test("the dashboard: 30 days of measures, what waits for staff, storage, the job
 /** POSTs `activity` to `inbox`, signed by mallory. */
 async function send(inbox: string, activity: unknown): Promise<number> {
   const body = JSON.stringify(activity);
-  const res = await fetch(inbox, { method: "POST", headers: signedPostHeaders(mallory, inbox, body), body });
+  const res = await fetch(inbox, { method: "POST", headers: signedPostHeaders(mallory, inbox, body, "draft-cavage"), body });
   await res.arrayBuffer();
   return res.status;
 }
