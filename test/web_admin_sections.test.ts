@@ -121,12 +121,26 @@ test("the dashboard: 30 days of measures, what waits for staff, storage, the job
     ["0", "0", "—", "0", "1"],
   );
   assert.match(page.text, /Deliveries to every server go through\./);
+  // Dimensions and retention, as the admin API computes them.
+  assert.match(
+    page.text,
+    /<h3>Sign-up sources<\/h3>\n<table class="dimension"><tbody><tr><th scope="row">Web<\/th><td>6<\/td><\/tr><\/tbody>/,
+  );
+  assert.match(page.text, /<h3>Most active servers<\/h3>\n<p class="muted">Nothing in these days\.<\/p>/);
+  assert.match(page.text, /<th scope="row">Rookery<\/th><td>\d+\.\d+/);
+  const month = new Date().toISOString().slice(0, 7);
+  assert.match(page.text, new RegExp(`<tr><th scope="row">${month}</th><td>6</td>(<td></td>){5}</tr>`));
+  assert.equal([...page.text.matchAll(/<th>Month \+\d<\/th>/g)].length, 5);
 });
 
 /** POSTs `activity` to `inbox`, signed by mallory. */
 async function send(inbox: string, activity: unknown): Promise<number> {
   const body = JSON.stringify(activity);
-  const res = await fetch(inbox, { method: "POST", headers: signedPostHeaders(mallory, inbox, body, "draft-cavage"), body });
+  const res = await fetch(inbox, {
+    method: "POST",
+    headers: signedPostHeaders(mallory, inbox, body, "draft-cavage"),
+    body,
+  });
   await res.arrayBuffer();
   return res.status;
 }

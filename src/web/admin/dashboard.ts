@@ -1,9 +1,10 @@
-// The dashboard: Mastodon's measures of the last 30 days, what waits for staff, the storage used,
-// and the health of the job queue and of federation, as plain tables.
+// The dashboard: Mastodon's measures and dimensions of the last 30 days and the retention of recent
+// sign-ups, what waits for staff, the storage used, and the health of the job queue and of
+// federation, as plain tables.
 import { html } from "hono/html";
 import { can } from "../../domain/roles.ts";
 import { router } from "../../http/hono.ts";
-import { DASHBOARD_MEASURES, dashboard } from "../../services/moderation/dashboard.ts";
+import { DASHBOARD_DIMENSIONS, DASHBOARD_MEASURES, dashboard } from "../../services/moderation/dashboard.ts";
 import { bytes, day, duration, minute, number } from "./format.ts";
 import { adminPage } from "./frame.ts";
 import { adminRoute } from "./guard.ts";
@@ -22,6 +23,21 @@ dashboardPages.get(
       const m = d.measures.find((x) => x.key === key);
       return html`<tr><th scope="row">${t.measures[key]}</th><td>${n(m?.total ?? 0)}</td><td>${n(m?.previous_total ?? 0)}</td></tr>`;
     });
+    const dimensions = DASHBOARD_DIMENSIONS.map((key) => {
+      const data = d.dimensions.find((x) => x.key === key)?.data ?? [];
+      return html`<h3>${t.dimensions[key]}</h3>
+${
+  data.length === 0
+    ? html`<p class="muted">${t.noData}</p>`
+    : html`<table class="dimension"><tbody>${data.map((v) => html`<tr><th scope="row">${v.human_key}</th><td>${/^\d+$/.test(v.value) ? n(v.value) : v.value}</td></tr>`)}</tbody></table>`
+}`;
+    });
+    const later = Math.max(0, ...d.retention.map((c) => c.data.length - 1));
+    const percent = (rate: number) => `${Math.round(rate * 100)} %`;
+    const cohorts = d.retention.map(
+      (c) =>
+        html`<tr><th scope="row">${c.period.slice(0, 7)}</th><td>${n(c.data[0]?.value ?? 0)}</td>${Array.from({ length: later }, (_, i) => html`<td>${c.data[i + 1] ? percent(c.data[i + 1]!.rate) : ""}</td>`)}</tr>`,
+    );
     const space = d.space.map(
       (s) =>
         html`<tr><th scope="row">${s.key === "media" ? t.media : html`${t.database} (${s.human_key})`}</th><td>${bytes(Number(s.value))}</td></tr>`,
@@ -42,6 +58,10 @@ dashboardPages.get(
         body: html`<h2>${t.period(day(d.range.start), day(d.range.end))}</h2>
 <table id="measures"><thead><tr><th>${t.measure}</th><th>${t.total}</th><th>${t.previous}</th></tr></thead>
 <tbody>${measures}</tbody></table>
+${dimensions}
+<h2>${t.retention}</h2>
+<table id="retention"><thead><tr><th>${t.cohort}</th><th>${t.signUps}</th>${Array.from({ length: later }, (_, i) => html`<th>${t.later(i + 1)}</th>`)}</tr></thead>
+<tbody>${cohorts}</tbody></table>
 <h2>${t.waiting}</h2>
 <table id="waiting"><tbody>
 <tr><th scope="row">${t.openReports}</th><td>${linked(d.openReports, "/admin/reports", can(staff.user.role, "manageReports"))}</td></tr>
