@@ -55,18 +55,18 @@ ${
       adminPage(c, staff, {
         title: t.title,
         section: "dashboard",
-        body: html`<h2>${t.period(day(d.range.start), day(d.range.end))}</h2>
+        body: html`<h2>${t.waiting}</h2>
+<table id="waiting"><tbody>
+<tr><th scope="row">${t.openReports}</th><td>${linked(d.openReports, "/admin/reports", can(staff.user.role, "manageReports"))}</td></tr>
+<tr><th scope="row">${t.pendingAccounts}</th><td>${linked(d.pendingAccounts, "/admin/accounts?status=pending", can(staff.user.role, "manageUsers"))}</td></tr>
+</tbody></table>
+<h2>${t.period(day(d.range.start), day(d.range.end))}</h2>
 <table id="measures"><thead><tr><th>${t.measure}</th><th>${t.total}</th><th>${t.previous}</th></tr></thead>
 <tbody>${measures}</tbody></table>
 ${dimensions}
 <h2>${t.retention}</h2>
 <table id="retention"><thead><tr><th>${t.cohort}</th><th>${t.signUps}</th>${Array.from({ length: later }, (_, i) => html`<th>${t.later(i + 1)}</th>`)}</tr></thead>
 <tbody>${cohorts}</tbody></table>
-<h2>${t.waiting}</h2>
-<table id="waiting"><tbody>
-<tr><th scope="row">${t.openReports}</th><td>${linked(d.openReports, "/admin/reports", can(staff.user.role, "manageReports"))}</td></tr>
-<tr><th scope="row">${t.pendingAccounts}</th><td>${linked(d.pendingAccounts, "/admin/accounts?status=pending", can(staff.user.role, "manageUsers"))}</td></tr>
-</tbody></table>
 <h2>${t.storage}</h2>
 <table id="storage"><tbody>${space}</tbody></table>
 <h2>${t.queue}</h2>
