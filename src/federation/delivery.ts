@@ -1,9 +1,10 @@
 // Delivering one activity to one inbox: a POST signed (draft-cavage HTTP signature with a digest,
 // which every server checks) with the sending actor's RSA key, sent through src/net. A failure is
 // retried by the job queue with exponential backoff for about a day; a server that keeps failing
-// opens its circuit breaker, and deliveries to it then fail at once, without a request, until the
-// breaker lets one through again. A refusal (4xx other than 408 and 429) is final, as on Mastodon.
-// One process sends at most PER_SERVER deliveries to a server at once.
+// opens its circuit breaker (kept with the server's last contact in
+// src/services/federation/server_health.ts), and deliveries to it then fail at once, without a
+// request, until the breaker lets one through again. A refusal (4xx other than 408 and 429) is
+// final, as on Mastodon. One process sends at most PER_SERVER deliveries to a server at once.
 import { signRequest } from "@fedify/fedify";
 import { logger } from "../log.ts";
 import { FetchError } from "../net/fetch.ts";
