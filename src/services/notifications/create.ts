@@ -95,8 +95,14 @@ export async function notifyMany(rt: Runtime, db: Db, inputs: NewNotification[])
   const senderStaff = sender.user_id !== null && rank(sender.position) > EVERYONE_POSITION;
   const now = new Date();
   const rows: Insertable<NotificationsTable>[] = [];
-  /** The group keys given in this batch, which later ones of the same group continue. */
+  // The newest key of each group, by recipient and status: what the batch's notifications continue.
   const keys = new Map<string, string>();
+  const statusIds = new Set(wanted.filter((n) => grouped(type, n.statusId ?? null)).map((n) => n.statusId ?? null));
+  for (const statusId of statusIds) {
+    const ofStatus = wanted.filter((n) => (n.statusId ?? null) === statusId).map((n) => n.recipientId);
+    const last = await lastGroupKeys(db, { type, statusId, recipientIds: [...new Set(ofStatus)], now });
+    for (const [recipientId, key] of last) keys.set(`${recipientId}\n${type === "follow" ? null : statusId}`, key);
+  }
   for (const [i, input] of inputs.entries()) {
     const { recipientId } = input;
     if (recipientId === fromAccountId && !FROM_SELF_ALLOWED.includes(type)) continue;
@@ -125,8 +131,8 @@ export async function notifyMany(rt: Runtime, db: Db, inputs: NewNotification[])
     if (verdict === "drop") continue;
 
     const id = newId();
-    const group = `${recipientId}\n${statusId}`;
-    const key = keys.get(group) ?? (await groupKey(db, { id, recipientId, type, statusId, now }));
+    const group = `${recipientId}\n${type === "follow" ? null : statusId}`;
+    const key = groupKey({ id, type, statusId, now }, keys.get(group));
     keys.set(group, key);
     ids[i] = id;
     rows.push({
@@ -300,28 +306,53 @@ export async function relationsOf(
   );
 }
 
+/** Whether notifications of `type` (about `statusId`) fold into groups. */
+const grouped = (type: NotificationType, statusId: string | null) =>
+  GROUPED.includes(type) && (type === "follow" || statusId !== null);
+
+/**
+ * The key of each recipient's newest notification of `type` (about `statusId`, unless a follow)
+ * from the last MAXIMUM_GROUP_SPAN_HOURS, by recipient, in one query.
+ */
+async function lastGroupKeys(
+  db: Db,
+  n: { type: NotificationType; statusId: string | null; recipientIds: string[]; now: Date },
+): Promise<Map<string, string>> {
+  const floor = idFloor(new Date(n.now.getTime() - MAXIMUM_GROUP_SPAN_HOURS * HOUR_MS));
+  const rows = await db
+    .selectFrom("accounts as a")
+    .select((eb) => [
+      "a.id",
+      eb
+        .selectFrom("notifications as n")
+        .select("n.group_key")
+        .whereRef("n.account_id", "=", "a.id")
+        .where("n.type", "=", n.type)
+        .where("n.filtered", "=", false)
+        .where("n.id", ">", floor)
+        .$if(n.type !== "follow", (q) => q.where("n.status_id", "=", n.statusId))
+        .orderBy("n.id", "desc")
+        .limit(1)
+        .as("group_key"),
+    ])
+    .where("a.id", "in", n.recipientIds)
+    .execute();
+  return new Map(rows.flatMap((r) => (r.group_key ? [[r.id, r.group_key] as const] : [])));
+}
+
 /**
  * Mastodon's key: `favourite-<status>-<hour>`, `reblog-<status>-<hour>` or `follow-<hour>`, where the
- * hour is that of the group's first notification as long as the group spans under twelve hours;
- * anything else is `ungrouped-<id>`.
+ * hour is that of the group's first notification as long as the group spans under twelve hours
+ * (`previous`: the key of the group's newest notification); anything else is `ungrouped-<id>`.
  */
-async function groupKey(
-  db: Db,
-  n: { id: string; recipientId: string; type: NotificationType; statusId: string | null; now: Date },
-): Promise<string> {
-  if (!GROUPED.includes(n.type) || (n.type !== "follow" && n.statusId === null)) return `ungrouped-${n.id}`;
+function groupKey(
+  n: { id: string; type: NotificationType; statusId: string | null; now: Date },
+  previous: string | undefined,
+): string {
+  if (!grouped(n.type, n.statusId)) return `ungrouped-${n.id}`;
   const prefix = n.type === "follow" ? "follow" : `${n.type}-${n.statusId}`;
   const hour = Math.floor(n.now.getTime() / HOUR_MS);
-  let q = db
-    .selectFrom("notifications")
-    .select("group_key")
-    .where("account_id", "=", n.recipientId)
-    .where("type", "=", n.type)
-    .where("filtered", "=", false)
-    .where("id", ">", idFloor(new Date(n.now.getTime() - MAXIMUM_GROUP_SPAN_HOURS * HOUR_MS)));
-  if (n.statusId !== null && n.type !== "follow") q = q.where("status_id", "=", n.statusId);
-  const previous = await q.orderBy("id", "desc").limit(1).executeTakeFirst();
-  const previousHour = previous ? Number(previous.group_key.slice(prefix.length + 1)) : Number.NaN;
+  const previousHour = previous ? Number(previous.slice(prefix.length + 1)) : Number.NaN;
   const bucket = previousHour + MAXIMUM_GROUP_SPAN_HOURS > hour ? previousHour : hour;
   return `${prefix}-${bucket}`;
 }
