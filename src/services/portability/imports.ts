@@ -3,6 +3,7 @@
 // holds a worker, a transaction or a request for long), and an overwrite ends with jobs that take
 // away what the file did not name. Every row keeps its outcome for the settings page.
 
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Selectable } from "kysely";
 import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
@@ -29,6 +30,7 @@ export type Import = Selectable<ImportsTable>;
 /** Rows per job: each row is a few statements, so a chunk takes a fraction of a second. */
 export const IMPORT_CHUNK = 100;
 const INSERT_BATCH = 500;
+const MAX_PAUSE_MS = 2000;
 
 export interface NewImport {
   kind: ExportKind;
@@ -117,6 +119,7 @@ export async function runImportChunk(rt: Runtime, p: { importId: string; from: n
     .orderBy("row_number")
     .execute();
   if (rows.length === 0) return;
+  const started = performance.now();
   const known = await knownAddresses(
     rt,
     rows.map((r) => r.data),
@@ -134,6 +137,10 @@ export async function runImportChunk(rt: Runtime, p: { importId: string; from: n
       ? { row: row.row_number, target: a, error: null }
       : { row: row.row_number, target: null, error: a.message.slice(0, 300) };
   });
+  // The next chunk is started after a pause three times as long as this one's work took (up to
+  // two seconds): an import then takes about a quarter of the thread it runs on, and the requests
+  // that thread answers meanwhile keep their pace.
+  await sleep(Math.min(3 * (performance.now() - started), MAX_PAUSE_MS));
   // Each row's outcome in one statement; only rows not done yet count (see below).
   const caseOf = (value: (o: (typeof outcomes)[number]) => string | null) =>
     sql<string | null>`case row_number ${sql.join(
