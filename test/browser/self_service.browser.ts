@@ -88,3 +88,31 @@ test("a stranger signs up, confirms, signs in and protects the account with two-
   assert.equal(user.otp_enabled, true);
   assert.notEqual(user.confirmed_at, null);
 });
+
+test("in a German browser: the sign-up, the confirmation mail and the confirmation page speak German", {
+  skip,
+}, async (t) => {
+  await inPage(
+    t,
+    browser,
+    async (page) => {
+      await page.goto(`${server.url}/auth/sign_up`);
+      await page.getByLabel("Benutzername").fill("zaunkoenig");
+      await page.getByLabel("E-Mail-Adresse").fill("zaunkoenig@example.test");
+      await page.getByLabel("Passwort", { exact: true }).fill(PASSWORD);
+      await page.getByLabel("Passwort wiederholen").fill(PASSWORD);
+      await page.getByLabel("Ich stimme den Regeln und Bedingungen des Servers zu").check();
+      await page.getByRole("button", { name: "Registrieren" }).click();
+      await page.getByRole("heading", { name: "Sieh in dein Postfach" }).waitFor();
+
+      const mail = await mailbox.mailTo("zaunkoenig@example.test");
+      assert.match(mail.subject, /^Bestätige deine E-Mail-Adresse für /);
+      const link = /(http:\/\/\S+\/auth\/confirmation\?confirmation_token=[\w-]+)/.exec(mail.text)![1];
+      await page.goto(link);
+      await page.getByRole("heading", { name: "E-Mail-Adresse bestätigt" }).waitFor();
+      await page.getByText("Du kannst dich jetzt in deiner App anmelden.").waitFor();
+      assert.equal(await page.getAttribute("html", "lang"), "de");
+    },
+    { locale: "de-DE" },
+  );
+});
