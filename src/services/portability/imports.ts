@@ -27,7 +27,7 @@ declare module "../../jobs/queue.ts" {
 
 export type Import = Selectable<ImportsTable>;
 
-/** Rows per job: each row is a few statements, so a chunk takes a fraction of a second. */
+/** Rows per job: a chunk takes a fraction of a second (its follows go in one batch, other kinds row by row). */
 export const IMPORT_CHUNK = 100;
 const INSERT_BATCH = 500;
 const MAX_PAUSE_MS = 2000;
