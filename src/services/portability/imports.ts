@@ -119,7 +119,7 @@ export async function runImportChunk(rt: Runtime, p: { importId: string; from: n
     .orderBy("row_number")
     .execute();
   if (rows.length === 0) return;
-  const started = performance.now();
+  const started = process.threadCpuUsage();
   const known = await knownAddresses(
     rt,
     rows.map((r) => r.data),
@@ -137,10 +137,12 @@ export async function runImportChunk(rt: Runtime, p: { importId: string; from: n
       ? { row: row.row_number, target: a, error: null }
       : { row: row.row_number, target: null, error: a.message.slice(0, 300) };
   });
-  // The next chunk is started after a pause three times as long as this one's work took (up to
-  // two seconds): an import then takes about a quarter of the thread it runs on, and the requests
-  // that thread answers meanwhile keep their pace.
-  await sleep(Math.min(3 * (performance.now() - started), MAX_PAUSE_MS));
+  // The next chunk is started after a pause three times as long as this one's work kept the thread
+  // busy (its CPU time, up to two seconds; waiting on the database does not count): an import then
+  // takes about a quarter of the thread it runs on, and the requests that thread answers meanwhile
+  // keep their pace.
+  const used = process.threadCpuUsage(started);
+  await sleep(Math.min((3 * (used.user + used.system)) / 1000, MAX_PAUSE_MS));
   // Each row's outcome in one statement; only rows not done yet count (see below).
   const caseOf = (value: (o: (typeof outcomes)[number]) => string | null) =>
     sql<string | null>`case row_number ${sql.join(
