@@ -84,6 +84,7 @@ export async function remoteEmojisUsed(
     .selectAll()
     .where("domain", "in", [...domains])
     .where("shortcode", "in", [...shortcodes])
+    .where("disabled", "=", false)
     .execute();
   for (const row of rows) {
     const byShortcode = found.get(row.domain) ?? new Map<string, RemoteEmoji>();

@@ -27,7 +27,8 @@ export type TargetType =
   | "Rule"
   | "TermsOfService"
   | "PreviewCard"
-  | "PreviewCardProvider";
+  | "PreviewCardProvider"
+  | "CustomEmoji";
 
 export interface AuditRecord {
   /** Mastodon's action names: suspend, unsuspend, silence, create, destroy, approve, resolve… */

@@ -16,6 +16,9 @@ export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permissi
   { key: "settings", path: "/admin/settings", permission: "manageSettings" },
   { key: "roles", path: "/admin/roles", permission: "manageRoles" },
   { key: "auditLog", path: "/admin/audit_log", permission: "viewAuditLog" },
+  { key: "trends", path: "/admin/trends/tags", permission: "manageTaxonomies" },
+  { key: "tags", path: "/admin/tags", permission: "manageTaxonomies" },
+  { key: "customEmojis", path: "/admin/custom_emojis", permission: "manageCustomEmojis" },
 ];
 
 interface Viewer {

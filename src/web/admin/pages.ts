@@ -5,12 +5,15 @@ import { router } from "../../http/hono.ts";
 import { accountPages } from "./accounts.ts";
 import { auditLogPages } from "./audit_log.ts";
 import { blockPages } from "./blocks.ts";
+import { customEmojiPages } from "./custom_emojis.ts";
 import { domainPages } from "./domains.ts";
 import { SECTIONS } from "./frame.ts";
 import { adminRoute } from "./guard.ts";
 import { reportPages } from "./reports.ts";
 import { rolePages } from "./roles.ts";
 import { settingsPages } from "./settings.ts";
+import { tagPages } from "./tags.ts";
+import { trendPages } from "./trends.ts";
 
 export const adminPages = router();
 
@@ -30,3 +33,6 @@ adminPages.route("/", blockPages);
 adminPages.route("/", settingsPages);
 adminPages.route("/", rolePages);
 adminPages.route("/", auditLogPages);
+adminPages.route("/", trendPages);
+adminPages.route("/", tagPages);
+adminPages.route("/", customEmojiPages);
