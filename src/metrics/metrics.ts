@@ -8,14 +8,14 @@ import { getHeapStatistics } from "node:v8";
 import { isMainThread, threadId } from "node:worker_threads";
 import type { Context } from "hono";
 import { sql } from "kysely";
-import { Counter, collectDefaultMetrics, Registry } from "prom-client";
-import type { PoolUsage } from "../db/index.ts";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import type { Connection } from "../db/index.ts";
 import { routeOf } from "../http/route.ts";
 import type { Runtime } from "../runtime.ts";
 import { computedCacheStats } from "../services/cache.ts";
 import { viewCacheStats } from "../services/view_caches.ts";
 import { openStreams } from "../streaming/hub.ts";
-import { computed, type MetricPoint, register } from "./custom.ts";
+import { computed, register } from "./custom.ts";
 import { RequestHistogram } from "./request_histogram.ts";
 
 export interface Metrics {
@@ -66,7 +66,8 @@ const thread = isMainThread ? "main" : String(threadId);
 const seconds = (ms: number) => ms / 1000;
 const count = (v: unknown) => Number(v ?? 0);
 
-export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
+export function createMetrics(rt: Runtime, connection: Pick<Connection, "usage" | "waits">): Metrics {
+  const usage = connection.usage;
   const registry = new Registry();
   const requests = new RequestHistogram();
   register(registry, requests);
@@ -121,9 +122,11 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
       "gauge",
       () => {
         const now = usage();
-        const points: MetricPoint[] = [{ labels: { state: "open" }, value: now.total }];
-        if (now.idle !== null) points.push({ labels: { state: "idle" }, value: now.idle });
-        return points;
+        return [
+          { labels: { state: "open" }, value: now.total },
+          { labels: { state: "idle" }, value: now.idle },
+          { labels: { state: "in_use" }, value: now.inUse },
+        ];
       },
     );
     computed(
@@ -134,6 +137,15 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
       () => [{ labels: {}, value: usage().waiting }],
     );
   }
+
+  // Every thread's own connections (PostgreSQL: its pool; SQLite: its one connection, lent in turn).
+  const waits = new Histogram({
+    name: "rookery_db_connection_wait_seconds",
+    help: "Time a query or transaction waited for a database connection",
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  connection.waits.observe = (took) => waits.observe(took);
 
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
@@ -204,6 +216,7 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
       counts[OUTCOMES.indexOf(outcome)]!++;
     },
     close() {
+      connection.waits.observe = null;
       loop.disable();
       registry.clear();
     },
