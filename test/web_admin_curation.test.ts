@@ -5,7 +5,7 @@ import { after, before, test } from "node:test";
 import sharp from "sharp";
 import { newId } from "../src/domain/ids.ts";
 import { type Browser, formFields, signInToAdmin, submit } from "./browser.ts";
-import { post, setAccount } from "./fixtures.ts";
+import { insertStatus, post, remoteAccount, setAccount } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
 let server: TestServer;
@@ -252,6 +252,11 @@ test("custom emojis: uploads are checked as `rookery emoji add` checks them; eac
   const remotePage = await boss.get(`${path}?origin=remote&domain=birds`);
   assert.match(remotePage.text, /:kea:/);
   assert.doesNotMatch((await boss.get(`${path}?origin=remote&domain=other`)).text, /:kea:/);
+  const bird = await remoteAccount(server, "keeper", "birds.example");
+  const status = await insertStatus(server, bird, { local: false, content: "<p>Look :kea:</p>" });
+  const shown = async () =>
+    (await server.get(`/api/v1/statuses/${status}`, { token: ann.token })).body.emojis.map((e: any) => e.shortcode);
+  assert.deepEqual(await shown(), ["kea"]);
   const here = "?origin=remote";
   const disabled = await boss.post(
     `${path}/${remote}/disable${here}`,
@@ -264,6 +269,7 @@ test("custom emojis: uploads are checked as `rookery emoji add` checks them; eac
     .where("id", "=", remote)
     .executeTakeFirstOrThrow();
   assert.equal(Boolean(row.disabled), true);
+  assert.deepEqual(await shown(), [], "a disabled emoji shows as its shortcode");
   const unlisting = await boss.post(
     `${path}/${remote}/unlist${here}`,
     formFields(remotePage.text, `${path}/${remote}/disable${here}`),
