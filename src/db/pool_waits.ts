@@ -17,12 +17,16 @@ class Turns {
   #busy = false;
   readonly #waiting: (() => void)[] = [];
 
-  async take(): Promise<void> {
-    if (!this.#busy) {
-      this.#busy = true;
-      return;
-    }
-    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  /** Takes the connection if it is free (most of the time: then nothing is awaited). */
+  tryTake(): boolean {
+    if (this.#busy) return false;
+    this.#busy = true;
+    return true;
+  }
+
+  /** Waits for the connection, which `give` hands over already taken. */
+  wait(): Promise<void> {
+    return new Promise<void>((resolve) => this.#waiting.push(resolve));
   }
 
   give(): void {
@@ -51,7 +55,7 @@ function timedDriver(driver: Driver, waits: PoolWaits, turns: Turns | null): Dri
   driver.acquireConnection = async (...args: Parameters<Driver["acquireConnection"]>): Promise<DatabaseConnection> => {
     const observe = waits.observe;
     const started = observe ? performance.now() : 0;
-    await turns?.take();
+    if (turns && !turns.tryTake()) await turns.wait();
     let connection: DatabaseConnection;
     try {
       connection = await acquire(...args);
