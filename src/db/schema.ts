@@ -920,6 +920,7 @@ export interface Database {
   imports: ImportsTable;
   import_rows: ImportRowsTable;
   archives: ArchivesTable;
+  relays: RelaysTable;
 }
 
 /** A local actor's key pairs, as JWK JSON text (migration 0034). */
@@ -1079,3 +1080,16 @@ export interface ArchivesTable {
   created_at: Date;
   finished_at: Date | null;
 }
+
+/** A relay this server follows (migration 0084), by the inbox it was added with. */
+export interface RelaysTable {
+  id: string;
+  inbox_url: string;
+  /** The id of the Follow last sent to it, which its Accept or Reject names; null when idle. */
+  follow_activity_id: string | null;
+  state: ColumnType<RelayState, RelayState | undefined, RelayState>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type RelayState = "idle" | "pending" | "accepted" | "rejected";

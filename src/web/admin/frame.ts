@@ -12,6 +12,7 @@ export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permissi
   { key: "reports", path: "/admin/reports", permission: "manageReports" },
   { key: "accounts", path: "/admin/accounts", permission: "manageUsers" },
   { key: "domains", path: "/admin/domain_blocks", permission: "manageFederation" },
+  { key: "relays", path: "/admin/relays", permission: "manageFederation" },
   { key: "blocks", path: "/admin/ip_blocks", permission: "manageBlocks" },
   { key: "settings", path: "/admin/settings", permission: "manageSettings" },
   { key: "roles", path: "/admin/roles", permission: "manageRoles" },

@@ -8,6 +8,7 @@ import { blockPages } from "./blocks.ts";
 import { domainPages } from "./domains.ts";
 import { SECTIONS } from "./frame.ts";
 import { adminRoute } from "./guard.ts";
+import { relayPages } from "./relays.ts";
 import { reportPages } from "./reports.ts";
 import { rolePages } from "./roles.ts";
 import { settingsPages } from "./settings.ts";
@@ -26,6 +27,7 @@ adminPages.get(
 adminPages.route("/", reportPages);
 adminPages.route("/", accountPages);
 adminPages.route("/", domainPages);
+adminPages.route("/", relayPages);
 adminPages.route("/", blockPages);
 adminPages.route("/", settingsPages);
 adminPages.route("/", rolePages);

@@ -5,6 +5,7 @@ export const adminEn = {
     reports: "Reports",
     accounts: "Accounts",
     domains: "Federation",
+    relays: "Relays",
     blocks: "Blocks",
     settings: "Server settings",
     auditLog: "Audit log",
@@ -207,6 +208,23 @@ export const adminEn = {
     addRule: "Add rule",
     removeRule: "Remove",
     noRules: "No rules yet.",
+  },
+  relays: {
+    title: "Relays",
+    lead: "A relay passes public posts on between the servers that follow it: following one brings many posts into the federated timeline, and sends this server's public posts to those servers.",
+    inboxUrl: "Inbox URL of the relay",
+    state: "State",
+    states: {
+      idle: "Disabled",
+      pending: "Waiting for the relay's approval",
+      accepted: "Enabled",
+      rejected: "Rejected by the relay",
+    },
+    none: "No relay is set up.",
+    add: "Add relay",
+    enable: "Enable",
+    disable: "Disable",
+    remove: "Delete",
   },
 };
 
