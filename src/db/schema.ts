@@ -282,6 +282,8 @@ export interface StatusesTable {
   trendable: Default<boolean | null>;
   /** Who may quote it, as Mastodon stores it: automatic approvals << 16 | manual ones (see visibility/quote.ts). */
   quote_approval_policy: Default<number>;
+  /** When its replies collection was last walked (a remote status's; migration 0085). */
+  fetched_replies_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface StatusStatsTable {

@@ -59,7 +59,11 @@ async function relayAccepts(): Promise<void> {
     actor: relay.id,
     object: follow.id,
   });
-  const res = await fetch(inbox, { method: "POST", headers: signedPostHeaders(relay, inbox, body, "draft-cavage"), body });
+  const res = await fetch(inbox, {
+    method: "POST",
+    headers: signedPostHeaders(relay, inbox, body, "draft-cavage"),
+    body,
+  });
   assert.equal(res.status, 202, await res.text());
 }
 
