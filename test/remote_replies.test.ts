@@ -3,9 +3,11 @@
 // the replies' own collections), so that replies only the origin knows appear; the refresh can be
 // followed at /api/v1_alpha/async_refreshes/:id. A status is walked once in the cool-down, not
 // while it is new, and not for someone signed out; a listed reply that answers something else is
-// not taken.
+// not taken. Between two Rookery servers, the origin serves the replies collection that the other walks.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { startFederatedServers } from "./federation_rig.ts";
+import { post } from "./fixtures.ts";
 import { type RemoteServer, startRemoteServer } from "./remote_actors.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
 
@@ -148,4 +150,55 @@ test("no refresh for someone signed out, for a status just posted, or with an id
     assert.deepEqual(res.body, { error: "Record not found" });
   }
   assert.equal((await server.get("/api/v1_alpha/async_refreshes/x")).status, 401);
+});
+
+test("between two Rookery servers: the origin serves a status's replies collection, and the other walks it", async () => {
+  const [origin] = await startFederatedServers(1);
+  try {
+    const poster = await origin.user("poster");
+    const first = await origin.user("first");
+    const second = await origin.user("second");
+    const root = await post(origin, poster, "Who has seen the rooks?");
+    const one = await post(origin, first, { status: "I have", in_reply_to_id: root.id });
+    const two = await post(origin, second, { status: "Me too", in_reply_to_id: one.id });
+    const hidden = await post(origin, second, {
+      status: "Only for my followers",
+      in_reply_to_id: root.id,
+      visibility: "private",
+    });
+
+    const served = await origin.get(new URL(`${root.uri}/replies`).pathname, {
+      headers: { accept: "application/activity+json" },
+    });
+    assert.equal(served.status, 200, served.text);
+    const collection = JSON.parse(served.text);
+    assert.equal(collection.type, "Collection");
+    assert.equal(collection.id, `${root.uri}/replies`);
+    // One item is written as JSON-LD compacts it: a plain string.
+    assert.deepEqual([collection.first.items].flat(), [one.uri]);
+    const note = JSON.parse(
+      (await origin.get(new URL(root.uri).pathname, { headers: { accept: "application/activity+json" } })).text,
+    );
+    assert.equal(note.replies, `${root.uri}/replies`);
+
+    const id = await resolve(root.uri);
+    await server.rt.db
+      .updateTable("statuses")
+      .set({ created_at: new Date(Date.now() - 3600_000) })
+      .where("id", "=", id)
+      .execute();
+    const opened = await context(id);
+    assert.match(opened.headers.get("mastodon-async-refresh") ?? "", /^id="/);
+    const whole = await waitFor("the replies", async () => {
+      const res = await context(id);
+      return res.body.descendants.length === 2 ? res.body.descendants : null;
+    });
+    assert.deepEqual(whole.map((s: Json) => s.uri).sort(), [one.uri, two.uri].sort());
+    assert.equal(
+      whole.some((s: Json) => s.uri === hidden.uri),
+      false,
+    );
+  } finally {
+    await origin.close();
+  }
 });
