@@ -49,8 +49,9 @@ declare module "../../jobs/queue.ts" {
 /**
  * Adds the job that federates `outgoing`, in the transaction `db` of the change, when `actorId` is
  * local and someone on another server should hear of it: a remote follower of the actor, or one of
- * the `involved` accounts (the target, the author of the status, those it mentions) being remote.
- * A server that does not federate pays two indexed lookups and no job.
+ * the `involved` accounts (the target, the author of the status, those it mentions) being remote,
+ * or, for a status and its boost, a relay that accepted this server's Follow. A server that does
+ * not federate pays two indexed lookups (three for a status) and no job.
  */
 export async function federate(
   rt: Runtime,
