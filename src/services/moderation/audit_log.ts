@@ -28,7 +28,9 @@ export type TargetType =
   | "TermsOfService"
   | "PreviewCard"
   | "PreviewCardProvider"
-  | "CustomEmoji";
+  | "CustomEmoji"
+  | "Announcement"
+  | "Invite";
 
 export interface AuditRecord {
   /** Mastodon's action names: suspend, unsuspend, silence, create, destroy, approve, resolve… */
