@@ -41,7 +41,7 @@ async function run(fn: () => Promise<unknown>): Promise<void> {
  * Moves the local account `name` to `to` in one step when `to` is local too (it gets `name` as its
  * alias first); a remote `to` must list `name` among its aliases already. No 30-day wait.
  */
-async function moveAsOperator(rt: Runtime, name: string, to: string): Promise<void> {
+export async function moveAsOperator(rt: Runtime, name: string, to: string): Promise<void> {
   const source = await findAccountByName(rt, name);
   if (!source || source.domain !== null) throw new Error("No such local account.");
   const target = await findAccountByName(rt, to);
