@@ -13,6 +13,8 @@ export interface RemoteActor {
   keyId: string;
   publicKeyPem: string;
   privateKey: KeyObject;
+  /** Its other accounts' ids, as a Move's target lists its origin (set by a test). */
+  alsoKnownAs?: string[];
 }
 
 export interface Delivery {
@@ -51,7 +53,12 @@ function keys() {
 
 function actorDocument(a: RemoteActor, origin: string) {
   return {
-    "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+    "@context": [
+      "https://www.w3.org/ns/activitystreams",
+      "https://w3id.org/security/v1",
+      { alsoKnownAs: { "@id": "as:alsoKnownAs", "@type": "@id" } },
+    ],
+    ...(a.alsoKnownAs && { alsoKnownAs: a.alsoKnownAs }),
     id: a.id,
     type: "Person",
     preferredUsername: a.username,
