@@ -2,7 +2,7 @@
 // named by `user@domain` or an actor URL and found as the search would find them (WebFinger, then
 // the actor). Their URIs are the account's `alsoKnownAs`, which a server checks before it lets one
 // of them move here; other servers learn of a change by an Update of the actor.
-import { notFound, unprocessable } from "../../domain/errors.ts";
+import { type ApiError, notFound, unprocessable, validationFailed } from "../../domain/errors.ts";
 import { isId, newId } from "../../domain/ids.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
@@ -19,6 +19,10 @@ export interface Alias {
   uri: string;
   created_at: Date;
 }
+
+/** What is wrong with the handle a person gave (`acct`), with a code the pages put in their words. */
+export const handleProblem = (error: string, description: string): ApiError =>
+  validationFailed({ acct: [{ error, description }] }, { acct: "Handle" });
 
 /** What a person typed to name an account: without spaces, a leading @ or a scheme's case. */
 export function normalizeAccountName(text: string): string {
@@ -83,8 +87,8 @@ export function listAliases(rt: Runtime, accountId: string): Promise<Alias[]> {
 /** Adds the account `name` names as an alias of `accountId`; adding one again changes nothing. */
 export async function addAlias(rt: Runtime, accountId: string, name: string): Promise<Alias> {
   const found = await findAccountByName(rt, name);
-  if (!found) throw unprocessable("Validation failed: Handle can't be found");
-  if (found.id === accountId) throw unprocessable("Validation failed: Handle cannot be your own account");
+  if (!found) throw handleProblem("ERR_NOT_FOUND", "can't be found");
+  if (found.id === accountId) throw handleProblem("ERR_SELF", "cannot be your own account");
   const alias = await rt.db.transaction().execute(async (trx) => {
     const existing = await trx
       .selectFrom("account_aliases")

@@ -11,7 +11,7 @@ import { publishEvent } from "../../streaming/events.ts";
 import { requireOwnPassword } from "../auth/credentials.ts";
 import type { SessionUser } from "../auth/sessions.ts";
 import { federate } from "../federation/outbox.ts";
-import { findAccountByName } from "./aliases.ts";
+import { findAccountByName, handleProblem } from "./aliases.ts";
 
 /** Mastodon's AccountMigration::COOLDOWN_PERIOD. */
 export const MOVE_COOLDOWN_MS = 30 * 86_400_000;
@@ -89,18 +89,16 @@ export async function moveAccount(
     throw unprocessable("Validation failed: You have moved your account recently; wait 30 days between moves");
   }
   const found = await findAccountByName(rt, name);
-  if (!found) throw unprocessable("Validation failed: Handle can't be found");
+  if (!found) throw handleProblem("ERR_NOT_FOUND", "can't be found");
   if (found.domain !== null && !(await rt.remote.refresh(rt, found.id).catch(() => false))) {
-    throw unprocessable("Validation failed: Handle could not be read from its server");
+    throw handleProblem("ERR_UNREADABLE", "could not be read from its server");
   }
-  if (found.id === accountId) throw unprocessable("Validation failed: Handle cannot be your own account");
+  if (found.id === accountId) throw handleProblem("ERR_SELF", "cannot be your own account");
   if (source.moved_to_account_id === found.id) {
-    throw unprocessable("Validation failed: Handle is the account you have already moved to");
+    throw handleProblem("ERR_ALREADY_MOVED", "is the account this one has already moved to");
   }
   if (!(await listsAsAlias(rt.db, found.id, source.uri))) {
-    throw unprocessable(
-      "Validation failed: Handle does not name this account as an alias: add it there first (moving from another account)",
-    );
+    throw handleProblem("ERR_NO_ALIAS", "does not name this account as an alias: add it there first");
   }
   const followers = await rt.db
     .selectFrom("account_stats")

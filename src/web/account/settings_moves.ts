@@ -7,7 +7,7 @@ import type { ApiError } from "../../domain/errors.ts";
 import { type Ctx, clientIp, router } from "../../http/hono.ts";
 import { addAlias, listAliases, removeAlias } from "../../services/accounts/aliases.ts";
 import { cancelMove, moveOwnAccount, moveState } from "../../services/accounts/moves.ts";
-import { field, formToken, problemsOf } from "./frame.ts";
+import { type FieldProblems, field, formToken, problemsOf } from "./frame.ts";
 import { type MemberVisit, memberRoute, saved, settingsPage } from "./settings_frame.ts";
 
 export const movePages = router();
@@ -15,16 +15,22 @@ export const movePages = router();
 const text = (v: unknown) => (typeof v === "string" ? v : "");
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-/** A refusal's words: a wrong password and too many attempts in the page's language, the rest as the service says. */
-function problem(v: MemberVisit, error: ApiError | null): string | undefined {
-  if (!error) return undefined;
-  if (problemsOf(v.lang, error)?.current_password) return v.lang.t.account.settings.wrongPassword;
-  if (error.status === 429) return v.lang.t.account.throttled;
-  return error.message;
+/**
+ * A refusal in the page's language: the handle's problems beside it, a wrong password and too many
+ * attempts above the form, anything else as the service says it.
+ */
+function problems(v: MemberVisit, error: ApiError | null): { fields: FieldProblems | null; message?: string } {
+  if (!error) return { fields: null };
+  const fields = problemsOf(v.lang, error);
+  if (fields?.current_password) return { fields: null, message: v.lang.t.account.settings.wrongPassword };
+  if (fields) return { fields };
+  if (error.status === 429) return { fields: null, message: v.lang.t.account.throttled };
+  return { fields: null, message: error.message };
 }
 
 async function aliasesPage(c: Ctx, v: MemberVisit, error: ApiError | null = null) {
   const t = v.lang.t.account.settings.aliases;
+  const p = problems(v, error);
   const aliases = await listAliases(c.get("rt"), v.user.accountId);
   const rows = aliases.map(
     (a) => html`<tr><td><code>@${a.acct}</code></td><td>
@@ -38,12 +44,12 @@ async function aliasesPage(c: Ctx, v: MemberVisit, error: ApiError | null = null
       html`<p>${t.lead}</p>
 <form method="post" action="/settings/aliases">
   ${formToken(v.lang, v.csrf)}
-  ${field({ name: "acct", label: t.handle, hint: t.handleHint, autocomplete: "off" })}
+  ${field({ name: "acct", label: t.handle, hint: t.handleHint, autocomplete: "off", problems: p.fields })}
   <div class="actions"><button class="primary" type="submit">${t.submit}</button></div>
 </form>
 <h2>${t.listTitle}</h2>
 ${aliases.length === 0 ? html`<p class="muted">${t.none}</p>` : html`<table><tbody>${rows}</tbody></table>`}`,
-      problem(v, error),
+      p.message,
     ),
     error ? (error.status === 429 ? 429 : 422) : 200,
   );
@@ -73,6 +79,7 @@ movePages.post(
 
 async function migrationPage(c: Ctx, v: MemberVisit, error: ApiError | null = null) {
   const t = v.lang.t.account.settings.migration;
+  const p = problems(v, error);
   const state = await moveState(c.get("rt"), v.user.accountId);
   const moved = state.movedTo
     ? html`<p class="notice" id="moved-to">${t.movedTo(state.movedTo)}</p>
@@ -85,7 +92,7 @@ async function migrationPage(c: Ctx, v: MemberVisit, error: ApiError | null = nu
     ? html`<p class="notice" id="cooldown">${t.cooldown(day(state.cooldownUntil))}</p>`
     : html`<form method="post" action="/settings/migration">
   ${formToken(v.lang, v.csrf)}
-  ${field({ name: "acct", label: t.handle, hint: t.handleHint, autocomplete: "off" })}
+  ${field({ name: "acct", label: t.handle, hint: t.handleHint, autocomplete: "off", problems: p.fields })}
   ${field({ name: "current_password", label: v.lang.t.account.settings.currentPassword, type: "password", autocomplete: "current-password" })}
   <div class="actions"><button class="primary" type="submit">${t.submit}</button></div>
 </form>`;
@@ -98,7 +105,7 @@ async function migrationPage(c: Ctx, v: MemberVisit, error: ApiError | null = nu
 <h2>${t.whatHappens}</h2>
 <ul>${t.effects.map((e) => html`<li>${e}</li>`)}</ul>
 ${form}`,
-      problem(v, error),
+      p.message,
     ),
     error ? (error.status === 429 ? 429 : 422) : 200,
   );
