@@ -2,7 +2,8 @@
 // (test/fixtures/activities/*/move.json), signed by the account that moves, from stand-in servers:
 // taken only when the target, read again, lists the mover in `alsoKnownAs`; then alice, who
 // followed the mover, follows the target (asks to, on another server), and the mover shows `moved`.
-// A Move received again changes nothing. A move to one of our accounts is followed at once.
+// A Move received again changes nothing. A move to one of our accounts is followed at once. An
+// actor's own `movedTo` counts only when its target names it.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { addAlias } from "../src/services/accounts/aliases.ts";
@@ -136,4 +137,18 @@ test("a Move to one of our accounts, which names the mover: alice follows it at 
   // Someone else's Move of leaver (signed by another actor) is refused before it reaches the listener.
   const forged = { ...move, id: `${leaver.id}#moves/3` };
   assert.equal(await deliver(remote, "sender", forged), 401);
+});
+
+test("an actor's movedTo shows as moved only when its target names it", async () => {
+  const remote = remotes.gotosocial;
+  const drifter = remote.actor("drifter");
+  const landing = remote.actor("landing");
+  drifter.movedTo = landing.id;
+  landing.alsoKnownAs = [drifter.id];
+  const liar = remote.actor("liar");
+  liar.movedTo = remote.actor("stranger").id;
+  const moved = await lookup(`drifter@${remote.host}`);
+  assert.equal(moved.moved?.acct, `landing@${remote.host}`);
+  assert.deepEqual(moved.moved?.moved, undefined);
+  assert.equal((await lookup(`liar@${remote.host}`)).moved, undefined);
 });

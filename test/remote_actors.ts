@@ -13,8 +13,9 @@ export interface RemoteActor {
   keyId: string;
   publicKeyPem: string;
   privateKey: KeyObject;
-  /** Its other accounts' ids, as a Move's target lists its origin (set by a test). */
+  /** Its other accounts' ids, as a Move's target lists its origin, and the account it moved to (set by a test). */
   alsoKnownAs?: string[];
+  movedTo?: string;
 }
 
 export interface Delivery {
@@ -56,9 +57,13 @@ function actorDocument(a: RemoteActor, origin: string) {
     "@context": [
       "https://www.w3.org/ns/activitystreams",
       "https://w3id.org/security/v1",
-      { alsoKnownAs: { "@id": "as:alsoKnownAs", "@type": "@id" } },
+      {
+        alsoKnownAs: { "@id": "as:alsoKnownAs", "@type": "@id" },
+        movedTo: { "@id": "as:movedTo", "@type": "@id" },
+      },
     ],
     ...(a.alsoKnownAs && { alsoKnownAs: a.alsoKnownAs }),
+    ...(a.movedTo && { movedTo: a.movedTo }),
     id: a.id,
     type: "Person",
     preferredUsername: a.username,

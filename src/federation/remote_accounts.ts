@@ -81,16 +81,22 @@ const MAX_ALIASES = 32;
 /**
  * The account a remote actor says it moved to (`movedTo`), when that account lists the actor among
  * its own (`alsoKnownAs`), as a Move needs it to: anyone can write any `movedTo`. The target is read
- * without following its own `movedTo`, so that a chain of moves costs one fetch.
+ * without following its own `movedTo`, so that a chain of moves costs one fetch. Undefined when the
+ * target cannot be read now: what is stored stays.
  */
-async function movedToOf(rt: Runtime, ctx: Context<Runtime> | undefined, uri: string, actor: Actor) {
+async function movedToOf(
+  rt: Runtime,
+  ctx: Context<Runtime> | undefined,
+  uri: string,
+  actor: Actor,
+): Promise<string | null | undefined> {
   const successor = actor.successorId;
   if (!successor || successor.href === uri) return null;
   const id = ctx
     ? await accountByUri(rt, ctx, successor.href, { followMove: false })
     : ((await rt.db.selectFrom("accounts").select("id").where("uri", "=", successor.href).executeTakeFirst())?.id ??
       null);
-  if (!id) return null;
+  if (!id) return undefined;
   const target = await rt.db
     .selectFrom("accounts")
     .select(["also_known_as", "suspended_at"])
@@ -171,7 +177,8 @@ export async function storeActor(
 }
 
 /** Sets (or clears) the account a remote account moved to; the followers move on a Move only. */
-async function keepMovedTo(rt: Runtime, id: string, movedTo: string | null): Promise<void> {
+async function keepMovedTo(rt: Runtime, id: string, movedTo: string | null | undefined): Promise<void> {
+  if (movedTo === undefined) return;
   await rt.db
     .updateTable("accounts")
     .set({ moved_to_account_id: movedTo })
