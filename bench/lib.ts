@@ -247,3 +247,33 @@ export async function postgresDatabase(adminUrl: string): Promise<{ url: string;
     },
   };
 }
+
+/** One series of a Prometheus text page: its labels as written (`{thread="main",…}`) and its value. */
+export interface Sample {
+  labels: string;
+  value: number;
+}
+
+/** The series of `name` on a server's metrics page (METRICS_PORT). */
+export async function scrape(port: number): Promise<(name: string) => Sample[]> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const lines = text.split("\n").filter((l) => l && !l.startsWith("#"));
+  return (name) =>
+    lines.flatMap((line) => {
+      const m = /^([a-z_:]+)(\{[^}]*\})? (\S+)$/i.exec(line);
+      return m && m[1] === name ? [{ labels: m[2] ?? "", value: Number(m[3]) }] : [];
+    });
+}
+
+/** The command line's `--name value` options of a benchmark, with the environment's as defaults. */
+export function benchOptions<T extends Record<string, string | undefined>>(defaults: T): { [K in keyof T]: string } {
+  const args = process.argv.slice(2);
+  const out: Record<string, string | undefined> = { ...defaults };
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--([\w-]+)(?:=(.*))?$/.exec(args[i]);
+    if (!m || !(m[1] in defaults))
+      throw new Error(`unknown option ${args[i]} (known: ${Object.keys(defaults).join(", ")})`);
+    out[m[1]] = m[2] ?? args[++i];
+  }
+  return out as { [K in keyof T]: string };
+}
