@@ -207,14 +207,23 @@ export function backendCpuSpent(before: Map<number, number>, after: Map<number, 
   return ms;
 }
 
-/** Starts `rookery serve` with `env` as its own process, once it answers. */
-export async function startRookery(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
+/**
+ * Starts `rookery serve` (or `web`, or `worker`) with `env` as its own process, once it answers: on
+ * `port`, or for a worker, which listens on none, on its metrics port (METRICS_PORT, which it needs).
+ */
+export async function startRookery(
+  env: Record<string, string>,
+  port: number,
+  command: "serve" | "web" | "worker" = "serve",
+): Promise<ChildProcess> {
+  const child = fork(join(import.meta.dirname, "../src/main.ts"), [command], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: "inherit",
     execArgv: PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [],
   });
-  await waitFor(`http://127.0.0.1:${port}/api/v2/instance`);
+  await waitFor(
+    command === "worker" ? `http://127.0.0.1:${env.METRICS_PORT}/metrics` : `http://127.0.0.1:${port}/api/v2/instance`,
+  );
   return child;
 }
 
