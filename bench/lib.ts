@@ -216,8 +216,11 @@ export async function startRookery(
   port: number,
   command: "serve" | "web" | "worker" = "serve",
 ): Promise<ChildProcess> {
+  // Not this process's id tag (src/domain/ids.ts), which it set for itself on loading ids.ts and
+  // which its children would inherit: processes of one tag make the same ids in the same millisecond.
+  const { ROOKERY_ID_TAG_BASE: _, ...inherited } = process.env;
   const child = fork(join(import.meta.dirname, "../src/main.ts"), [command], {
-    env: { ...process.env, ...env, PORT: String(port) },
+    env: { ...inherited, ...env, PORT: String(port) },
     stdio: "inherit",
     execArgv: PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [],
   });
