@@ -117,6 +117,18 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     await backends?.connect();
     const pgCpu = async () => (backends ? backendCpuMs(backends, [ownPid]) : new Map<number, number>());
 
+    // PostgreSQL's commits in the database (the server's transactions and statements outside one, and
+    // the benchmark's polls, about 20 a second): each backend reports its counts once idle for 10 s
+    // at the latest, so they are read after that long.
+    const commits = async () => {
+      if (!backends) return 0;
+      await new Promise((r) => setTimeout(r, 11_000));
+      const { rows } = await backends.query<{ n: string }>(
+        "select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()",
+      );
+      return Number(rows[0].n);
+    };
+    const commitsStarted = await commits();
     const pgStarted = await pgCpu();
     const cpuStarted = cpuMs(child.pid!);
     const started = performance.now();
@@ -128,6 +140,7 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     const drainedAt = performance.now();
     const cpuDrained = cpuMs(child.pid!);
     const pgDrained = await pgCpu();
+    const commitsDrained = await commits();
     const home = await fetch(`${serverUrl}/api/v1/timelines/home?limit=40`, {
       headers: { authorization: `Bearer ${token}` },
     });
@@ -159,6 +172,7 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
       console.log(
         `  PostgreSQL backends' CPU: ${perActivity(backendCpuSpent(pgStarted, pgDrained))} ms per activity in all (${perActivity(backendCpuSpent(pgStarted, pgAccepted))} ms of it while the requests came in)`,
       );
+      console.log(`  PostgreSQL commits: ${perActivity(commitsDrained - commitsStarted)} per activity`);
     }
   } finally {
     await backends?.end();

@@ -160,11 +160,14 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
         loadAverage: loadavg()[0],
       };
       minutes.push(m);
+      const sqlite = wal
+        ? `write lock wait ≤ ${m.lockWait} ms, hold ≤ ${m.lockHold} ms; ` +
+          `checkpoints ≤ ${m.passive} ms (passive), ${m.restart} ms (restart, after waiting ${m.restartWait} ms); ` +
+          `WAL ${m.walMb.toFixed(0)} MB; `
+        : "";
       log(
         `${label}: minute ${i + 1}: ${m.rss} MB; reads p50 ${m.p50} / p99 ${m.p99} / max ${m.max} ms, ${m.timeouts} timeouts, ${m.errors} errors; ` +
-          `event loop ≤ ${m.loopMax} ms; write lock wait ≤ ${m.lockWait} ms, hold ≤ ${m.lockHold} ms; ` +
-          `checkpoints ≤ ${m.passive} ms (passive), ${m.restart} ms (restart, after waiting ${m.restartWait} ms); ` +
-          `WAL ${m.walMb.toFixed(0)} MB; load ${m.loadAverage.toFixed(1)}`,
+          `event loop ≤ ${m.loopMax} ms; ${sqlite}load ${m.loadAverage.toFixed(1)}`,
       );
     }
     clearInterval(poster);
