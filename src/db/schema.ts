@@ -708,6 +708,9 @@ export interface AnnouncementsTable {
   starts_at: Date | null;
   ends_at: Date | null;
   all_day: boolean;
+  /** False once staff unpublish it: kept, but shown to nobody. */
+  published: Default<boolean>;
+  /** Shown from then on, while published. */
   published_at: Date;
   created_at: Date;
   updated_at: Date;

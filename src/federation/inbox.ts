@@ -25,6 +25,7 @@ import { ApiError } from "../domain/errors.ts";
 import { logger } from "../log.ts";
 import type { Runtime } from "../runtime.ts";
 import { federate } from "../services/federation/outbox.ts";
+import { recordContact } from "../services/federation/server_health.ts";
 import { receiveReport } from "../services/moderation/reports.ts";
 import { block, unblock } from "../services/relationships/blocks.ts";
 import {
@@ -345,6 +346,7 @@ async function onFlag(ctx: Ctx, activity: Flag): Promise<void> {
 function fromPeer<A extends Activity>(listener: (ctx: Ctx, activity: A) => Promise<void>) {
   return async (ctx: Ctx, activity: A) => {
     if (!activity.actorId || (await refused(ctx.data, activity.actorId))) return;
+    await recordContact(ctx.data, activity.actorId.host, "received");
     await listener(ctx, activity);
   };
 }
