@@ -13,7 +13,7 @@
 //  3. inbox ingest: --creates signed Create(Note) activities from 50 remote actors that a local
 //     account follows, 50 at a time over the web processes: accepted and done a second;
 //  4. with --kill yes, the queue's promises: jobs are audited by a trigger on `jobs` (each insert,
-//     claim and deletion), another --creates activities and two posts are sent, one worker is
+//     claim, failure and deletion), another --creates activities and two posts are sent, one worker is
 //     killed (SIGKILL) in the middle (and started again when it was the only one), and the
 //     benchmark checks that every job was done and that no job ran twice, but those the killed
 //     worker held.
@@ -368,9 +368,9 @@ async function ingestion(
 
 /**
  * The queue's promises, from a trigger's record of every job's insert, claim (its attempts going
- * up) and deletion: activities and posts while a worker is killed midway. Every job inserted must be
- * deleted (none left due, none given up); a job claimed twice must have been held by the killed
- * worker. Returns what it found, in words.
+ * up), failure and deletion: activities and posts while a worker is killed midway. Every job
+ * inserted must be deleted (none left due, none given up); a job claimed twice must have been held
+ * by the killed worker, or have failed (and so been tried again). Returns what it found, in words.
  */
 async function jobsCheck(
   env: Record<string, string>,
@@ -395,6 +395,8 @@ async function jobsCheck(
       elsif tg_op = 'DELETE' then insert into bench_job_events (job_id, event) values (old.id, 'done');
       elsif new.attempts > old.attempts then
         insert into bench_job_events (job_id, event, holder) values (new.id, 'claim', new.locked_by);
+      elsif new.last_error is distinct from old.last_error then
+        insert into bench_job_events (job_id, event) values (new.id, 'failed');
       end if;
       return null;
     end $$`.execute(db);
@@ -435,22 +437,25 @@ async function jobsCheck(
       left: string;
       twice: string;
       twiceHeld: string;
+      retried: string;
     }>`with claims as (
-          select job_id, count(*) as n, bool_or(holder like ${`%:${victim.pid}:%`}) as held
-          from bench_job_events where event = 'claim' group by job_id)
+          select job_id, count(*) filter (where event = 'claim') as n,
+            bool_or(holder like ${`%:${victim.pid}:%`}) as held, bool_or(event = 'failed') as failed
+          from bench_job_events group by job_id)
         select
           (select count(*) from bench_job_events where event = 'insert') as inserted,
           (select count(*) from bench_job_events e where event = 'insert'
              and exists (select 1 from bench_job_events d where d.job_id = e.job_id and d.event = 'done')) as done,
           (select count(*) from bench_job_events e join jobs j on j.id = e.job_id
              where e.event = 'insert' and (j.failed_at is not null or j.run_at <= now())) as left,
-          (select count(*) from claims where n > 1 and not held) as twice,
-          (select count(*) from claims where n > 1 and held) as "twiceHeld"`.execute(db);
+          (select count(*) from claims where n > 1 and not held and not failed) as twice,
+          (select count(*) from claims where n > 1 and held) as "twiceHeld",
+          (select count(*) from claims where n > 1 and not held and failed) as retried`.execute(db);
     const r = rows[0];
     const lost = Number(r.left);
     const twice = Number(r.twice);
     const verdict = lost === 0 && twice === 0 ? "ok" : "FAILED";
-    return `${verdict}: ${r.inserted} jobs, ${r.done} done, ${lost} left due or given up; ${twice} run twice by live workers; ${r.twiceHeld} held by the killed worker run again; ${(await stored()) - storedBefore} of ${CREATES - refused} activities stored`;
+    return `${verdict}: ${r.inserted} jobs, ${r.done} done, ${lost} left due or given up; ${twice} run twice by live workers; ${r.twiceHeld} held by the killed worker run again; ${r.retried} tried again after failing; ${(await stored()) - storedBefore} of ${CREATES - refused} activities stored`;
   } finally {
     await sql`drop trigger if exists bench_job_events on jobs`.execute(db);
   }
