@@ -9,6 +9,7 @@ import { isMainThread, threadId } from "node:worker_threads";
 import type { Context } from "hono";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import type { PoolUsage } from "../db/index.ts";
+import { CheckpointStat, takeWriteLockStats } from "../db/sqlite_writes.ts";
 import { routeOf } from "../http/route.ts";
 import type { Runtime } from "../runtime.ts";
 import { computedCacheStats } from "../services/cache.ts";
@@ -65,7 +66,11 @@ function inboxOutcome(status: number): string {
 const thread = isMainThread ? "main" : String(threadId);
 const seconds = (ms: number) => ms / 1000;
 
-export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
+/**
+ * `checkpoints`: the figures of SQLite's checkpoint thread, when this thread's connection has one
+ * (CheckpointStat).
+ */
+export function createMetrics(rt: Runtime, usage: () => PoolUsage, checkpoints: Float64Array | null = null): Metrics {
   const registry = new Registry();
   const requests = new RequestHistogram();
   register(registry, requests);
@@ -133,6 +138,8 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
       () => [{ labels: {}, value: usage().waiting }],
     );
   }
+
+  if (rt.dialect === "sqlite") sqliteMetrics(registry, checkpoints);
 
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
@@ -211,6 +218,83 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
       registry.clear();
     },
   };
+}
+
+/**
+ * SQLite's writers: each thread's waits for the process's write lock and its longest hold, and the
+ * checkpoints, which keep writers out while they restart the log: what to look at when requests that
+ * write (or share a thread with jobs that do) slow down.
+ */
+function sqliteMetrics(registry: Registry, checkpoints: Float64Array | null): void {
+  let lock = takeWriteLockStats();
+  const read = () => {
+    lock = takeWriteLockStats();
+    return lock;
+  };
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_waits_total",
+    "Writes that waited for another's, by thread",
+    "counter",
+    () => [{ labels: { thread }, value: read().waits }],
+  );
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_wait_seconds_total",
+    "Time writes waited for the write lock, by thread",
+    "counter",
+    () => [{ labels: { thread }, value: seconds(lock.waitedMs) }],
+  );
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_longest_seconds",
+    "The longest wait for the write lock and the longest hold of it since the last scrape, by thread",
+    "gauge",
+    () => [
+      { labels: { thread, what: "wait" }, value: seconds(lock.longestWaitMs) },
+      { labels: { thread, what: "hold" }, value: seconds(lock.longestHoldMs) },
+    ],
+    "max",
+  );
+  if (!checkpoints) return;
+  const c = checkpoints;
+  const modes = [
+    ["passive", CheckpointStat.Passives, CheckpointStat.PassiveMs, CheckpointStat.LongestPassiveMs],
+    ["restart", CheckpointStat.Restarts, CheckpointStat.RestartMs, CheckpointStat.LongestRestartMs],
+  ] as const;
+  computed(registry, "rookery_sqlite_checkpoints_total", "WAL checkpoints, by mode", "counter", () =>
+    modes.map(([mode, n]) => ({ labels: { mode }, value: c[n]! })),
+  );
+  computed(
+    registry,
+    "rookery_sqlite_checkpoint_seconds_total",
+    "Time spent in WAL checkpoints, by mode",
+    "counter",
+    () => modes.map(([mode, , ms]) => ({ labels: { mode }, value: seconds(c[ms]!) })),
+  );
+  computed(
+    registry,
+    "rookery_sqlite_checkpoint_longest_seconds",
+    "The longest checkpoint of each mode since the last scrape, and the longest wait for the writer before a restart",
+    "gauge",
+    () => {
+      const points: MetricPoint[] = modes.map(([mode, , , longest]) => ({
+        labels: { mode },
+        value: seconds(c[longest]!),
+      }));
+      points.push({ labels: { mode: "restart_wait" }, value: seconds(c[CheckpointStat.LongestRestartWaitMs]!) });
+      for (const i of [
+        CheckpointStat.LongestPassiveMs,
+        CheckpointStat.LongestRestartMs,
+        CheckpointStat.LongestRestartWaitMs,
+      ])
+        c[i] = 0;
+      return points;
+    },
+  );
+  computed(registry, "rookery_sqlite_log_bytes", "The WAL's length at the last checkpoint", "gauge", () => [
+    { labels: {}, value: c[CheckpointStat.LogPages]! * 4096 },
+  ]);
 }
 
 function forgetQuieterHalf(deliveries: Map<string, number[]>): void {
