@@ -20,11 +20,15 @@ const test = dialectUnderTest === "sqlite" ? nodeTest : nodeTest.skip;
 
 test("--help lists the commands; a wrong one fails with usage", async () => {
   const help = await rookery("--help");
-  assert.match(help.stdout, /accounts +Create, approve, change, delete and list local accounts/);
+  assert.match(help.stdout, /accounts +Create, approve, change, delete, list and move local accounts/);
   assert.match(help.stdout, /rookery db migrate/);
   await assert.rejects(
     rookery("nonsense"),
     (e: { code: number; stderr: string }) => e.code === 2 && /Unknown command/.test(e.stderr),
+  );
+  await assert.rejects(
+    rookery("accounts", "move", "owner"),
+    (e: { code: number; stderr: string }) => e.code === 2 && /Give the account to move to/.test(e.stderr),
   );
 });
 

@@ -12,6 +12,8 @@ import { sql } from "kysely";
 import sharp from "sharp";
 import { dispatcher, jobTypes } from "../src/jobs/handlers.ts";
 import type { JobType } from "../src/jobs/queue.ts";
+import { addAlias } from "../src/services/accounts/aliases.ts";
+import { moveAccount } from "../src/services/accounts/moves.ts";
 import { addAnnouncement } from "../src/services/announcements/announcements.ts";
 import { restoreFeeds } from "../src/services/feeds/maintenance.ts";
 import { requestArchive } from "../src/services/portability/archive.ts";
@@ -347,6 +349,28 @@ const cases: Record<JobType, () => Promise<void>> = {
   async "archives.build"() {
     // What "Request your archive" on /settings/export does; writer has posts by now.
     await requestArchive(server.rt, writer.accountId);
+  },
+  async "accounts.move"() {
+    // An account moves to another here: its follower (with it in a list and a note on it), a
+    // blocker and a muter come along.
+    const old = await server.user("oldname");
+    const renamed = await server.user("newname");
+    const blocker = await server.user("blocker");
+    await follow(server, fan, old);
+    const list = await server.post("/api/v1/lists", { token: fan.token, json: { title: "Movers" } });
+    await server.post(`/api/v1/lists/${list.body.id}/accounts`, {
+      token: fan.token,
+      json: { account_ids: [old.accountId] },
+    });
+    await server.post(`/api/v1/accounts/${old.accountId}/note`, {
+      token: fan.token,
+      json: { comment: "met at the pier" },
+    });
+    await server.post(`/api/v1/accounts/${old.accountId}/block`, { token: blocker.token });
+    await server.post(`/api/v1/accounts/${old.accountId}/mute`, { token: booster.token });
+    await runEachTwice();
+    await addAlias(server.rt, renamed.accountId, old.username);
+    await moveAccount(server.rt, old.accountId, renamed.username);
   },
   async "imports.prune"() {
     // An overwrite: the importer's follow of booster, not in the file, is undone.

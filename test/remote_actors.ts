@@ -13,6 +13,9 @@ export interface RemoteActor {
   keyId: string;
   publicKeyPem: string;
   privateKey: KeyObject;
+  /** Its other accounts' ids, as a Move's target lists its origin, and the account it moved to (set by a test). */
+  alsoKnownAs?: string[];
+  movedTo?: string;
 }
 
 export interface Delivery {
@@ -53,7 +56,16 @@ function keys() {
 
 function actorDocument(a: RemoteActor, origin: string) {
   return {
-    "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+    "@context": [
+      "https://www.w3.org/ns/activitystreams",
+      "https://w3id.org/security/v1",
+      {
+        alsoKnownAs: { "@id": "as:alsoKnownAs", "@type": "@id" },
+        movedTo: { "@id": "as:movedTo", "@type": "@id" },
+      },
+    ],
+    ...(a.alsoKnownAs && { alsoKnownAs: a.alsoKnownAs }),
+    ...(a.movedTo && { movedTo: a.movedTo }),
     id: a.id,
     type: "Person",
     preferredUsername: a.username,

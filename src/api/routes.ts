@@ -6,6 +6,7 @@ import { aboutPages } from "../web/about.ts";
 import { passwordResetPages } from "../web/account/password_reset.ts";
 import { exportPages } from "../web/account/settings_export.ts";
 import { importPages } from "../web/account/settings_import.ts";
+import { movePages } from "../web/account/settings_moves.ts";
 import { settingsPages } from "../web/account/settings_pages.ts";
 import { signUpPages } from "../web/account/sign_up.ts";
 import { twoFactorSignInPages } from "../web/account/two_factor_sign_in.ts";
@@ -96,6 +97,7 @@ export const routers: Hono<AppEnv>[] = [
   settingsPages,
   exportPages,
   importPages,
+  movePages,
   apps,
   credentials,
   accountStatusesApi,

@@ -20,6 +20,8 @@ export interface Connection {
   usage(): PoolUsage;
   /** The connections lent out, and (once the metrics listen) how long each lending waited. */
   waits: PoolWaits;
+  /** SQLite: the checkpoint thread's figures (CheckpointStat), when this connection looks after checkpoints. */
+  checkpointStats?: Float64Array | null;
   close(): Promise<void>;
 }
 
@@ -116,7 +118,14 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
   const waits: PoolWaits = { observe: null, inUse: 0 };
   const db = new Kysely<Database>({ dialect: timedDialect(new LockingSqliteDialect(database, writeLock), waits) });
   const usage = () => ({ total: 1, idle: 1 - waits.inUse, inUse: waits.inUse, waiting: writersWaiting(writeLock) });
-  return { db, dialect: "sqlite", usage, waits, close: () => db.destroy() };
+  return {
+    db,
+    dialect: "sqlite",
+    usage,
+    waits,
+    checkpointStats: database.checkpointStats,
+    close: () => db.destroy(),
+  };
 }
 
 const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

@@ -38,6 +38,8 @@ export interface AccountsTable {
   public_key: string | null;
   private_key: string | null;
   moved_to_account_id: string | null;
+  /** Actor URIs of the account's other accounts (a local one's from its aliases, a remote one's as its actor says). */
+  also_known_as: ColumnType<string[], string | undefined, string>;
   suspended_at: Date | null;
   silenced_at: Date | null;
   /** A moderator forces the media of this account's statuses sensitive. */
@@ -928,6 +930,8 @@ export interface Database {
   import_rows: ImportRowsTable;
   archives: ArchivesTable;
   relays: RelaysTable;
+  account_aliases: AccountAliasesTable;
+  account_migrations: AccountMigrationsTable;
 }
 
 /** A local actor's key pairs, as JWK JSON text (migration 0034). */
@@ -1100,3 +1104,23 @@ export interface RelaysTable {
 }
 
 export type RelayState = "idle" | "pending" | "accepted" | "rejected";
+
+/** Another account a local one says is also its own, which may move to it (migration 0080). */
+export interface AccountAliasesTable {
+  id: string;
+  account_id: string;
+  /** `user@domain` as given. */
+  acct: string;
+  uri: string;
+  created_at: Date;
+}
+
+/** A move of a local account to another (migration 0080): the last one's date starts the cooldown. */
+export interface AccountMigrationsTable {
+  id: string;
+  account_id: string;
+  acct: string;
+  target_account_id: string | null;
+  followers_count: number;
+  created_at: Date;
+}

@@ -16,6 +16,7 @@ import {
   Flag,
   Follow,
   Like,
+  Move,
   Note,
   PUBLIC_COLLECTION,
   Reject,
@@ -271,6 +272,17 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
         object: person,
       });
       return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: [] } };
+    }
+    case "Move": {
+      const [actor, target] = await Promise.all([accountUri(rt, o.accountId), accountUri(rt, o.targetId)]);
+      if (!actor || !target) return null;
+      const activity = new Move({
+        id: new URL(`${actor}#moves/${o.migrationId}`),
+        actor: new URL(actor),
+        object: new URL(actor),
+        target: new URL(target),
+      });
+      return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: o.blockers } };
     }
     case "DeleteActor": {
       const actor = await accountUri(rt, o.accountId);

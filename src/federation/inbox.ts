@@ -14,6 +14,7 @@ import {
   Follow,
   isActor,
   Like,
+  Move,
   Note,
   QuoteRequest,
   Reject,
@@ -24,6 +25,7 @@ import {
 import { ApiError } from "../domain/errors.ts";
 import { logger } from "../log.ts";
 import type { Runtime } from "../runtime.ts";
+import { receiveMove } from "../services/accounts/moves.ts";
 import { federate } from "../services/federation/outbox.ts";
 import { isAcceptedRelay, relayAnswered } from "../services/federation/relays.ts";
 import { recordContact } from "../services/federation/server_health.ts";
@@ -216,7 +218,7 @@ async function onUpdate(ctx: Ctx, activity: Update): Promise<void> {
   if (!actorId) return;
   const object = await activity.getObject({ crossOrigin: "trust" }).catch(() => null);
   if (isActor(object)) {
-    if (object.id?.href === activity.actorId?.href) await storeActor(rt, object);
+    if (object.id?.href === activity.actorId?.href) await storeActor(rt, object, ctx);
   } else if (isStatusObject(object)) {
     await updateStatus(rt, object, actorId);
   }
@@ -313,6 +315,20 @@ async function onRemove(ctx: Ctx, activity: Remove): Promise<void> {
   if (change) await removeRemotePin(ctx.data, change.accountId, change.statusId);
 }
 
+/**
+ * A Move, as Mastodon takes one: its actor (who signed it) moving itself (`object`) to `target`,
+ * whose actor is read again now: it must list the actor in its `alsoKnownAs`.
+ */
+async function onMove(ctx: Ctx, activity: Move): Promise<void> {
+  if (!activity.actorId || !activity.targetId || activity.objectId?.href !== activity.actorId.href) return;
+  const originId = await sender(ctx, activity);
+  if (!originId) return;
+  const targetUri = activity.targetId.href;
+  if (await refused(ctx.data, activity.targetId)) return;
+  const targetId = await accountByUri(ctx.data, ctx, targetUri, { refresh: true, followMove: false });
+  if (targetId) await receiveMove(ctx.data, originId, targetId);
+}
+
 /** A Flag names at most this many objects (an account and its statuses); the rest are not read. */
 const MAX_FLAG_OBJECTS = 100;
 
@@ -386,6 +402,7 @@ export function registerInbox(rt: Runtime, federation: Federation<Runtime>): voi
     .on(Add, fromPeer(onAdd))
     .on(Remove, fromPeer(onRemove))
     .on(QuoteRequest, fromPeer(onQuote))
+    .on(Move, fromPeer(onMove))
     .onError((_ctx, error) => {
       log.warn("An inbox activity failed on {domain}: {error}", {
         domain: rt.config.localDomain,

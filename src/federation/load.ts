@@ -39,4 +39,5 @@ export const archiveCreates = onFirstUse("archiveCreates");
 export const remoteResolver: RemoteResolver = {
   account: async (...args) => (await federation()).remoteResolver.account(...args),
   url: async (...args) => (await federation()).remoteResolver.url(...args),
+  refresh: async (...args) => (await federation()).remoteResolver.refresh(...args),
 };

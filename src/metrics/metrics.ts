@@ -9,13 +9,14 @@ import { isMainThread, threadId } from "node:worker_threads";
 import type { Context } from "hono";
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import type { Connection } from "../db/index.ts";
+import { CheckpointStat, takeWriteLockStats } from "../db/sqlite_writes.ts";
 import { routeOf } from "../http/route.ts";
 import type { Runtime } from "../runtime.ts";
 import { computedCacheStats } from "../services/cache.ts";
 import { type JobTypeHealth, jobQueueHealth } from "../services/operations/job_queue.ts";
 import { viewCacheStats } from "../services/view_caches.ts";
 import { openStreams } from "../streaming/hub.ts";
-import { computed, register } from "./custom.ts";
+import { computed, type MetricPoint, register } from "./custom.ts";
 import { RequestHistogram } from "./request_histogram.ts";
 
 export interface Metrics {
@@ -65,8 +66,16 @@ function inboxOutcome(status: number): string {
 const thread = isMainThread ? "main" : String(threadId);
 const seconds = (ms: number) => ms / 1000;
 
-export function createMetrics(rt: Runtime, connection: Pick<Connection, "usage" | "waits">): Metrics {
+/**
+ * `connection.checkpointStats`: the figures of SQLite's checkpoint thread, when this thread's
+ * connection has one (CheckpointStat).
+ */
+export function createMetrics(
+  rt: Runtime,
+  connection: Pick<Connection, "usage" | "waits" | "checkpointStats">,
+): Metrics {
   const usage = connection.usage;
+  const checkpoints = connection.checkpointStats ?? null;
   const registry = new Registry();
   const requests = new RequestHistogram();
   register(registry, requests);
@@ -145,6 +154,7 @@ export function createMetrics(rt: Runtime, connection: Pick<Connection, "usage" 
     registers: [registry],
   });
   connection.waits.observe = (took) => waits.observe(took);
+  if (rt.dialect === "sqlite") sqliteMetrics(registry, checkpoints);
 
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
@@ -224,6 +234,83 @@ export function createMetrics(rt: Runtime, connection: Pick<Connection, "usage" 
       registry.clear();
     },
   };
+}
+
+/**
+ * SQLite's writers: each thread's waits for the process's write lock and its longest hold, and the
+ * checkpoints, which keep writers out while they restart the log: what to look at when requests that
+ * write (or share a thread with jobs that do) slow down.
+ */
+function sqliteMetrics(registry: Registry, checkpoints: Float64Array | null): void {
+  let lock = takeWriteLockStats();
+  const read = () => {
+    lock = takeWriteLockStats();
+    return lock;
+  };
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_waits_total",
+    "Writes that waited for another's, by thread",
+    "counter",
+    () => [{ labels: { thread }, value: read().waits }],
+  );
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_wait_seconds_total",
+    "Time writes waited for the write lock, by thread",
+    "counter",
+    () => [{ labels: { thread }, value: seconds(lock.waitedMs) }],
+  );
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_longest_seconds",
+    "The longest wait for the write lock and the longest hold of it since the last scrape, by thread",
+    "gauge",
+    () => [
+      { labels: { thread, what: "wait" }, value: seconds(lock.longestWaitMs) },
+      { labels: { thread, what: "hold" }, value: seconds(lock.longestHoldMs) },
+    ],
+    "max",
+  );
+  if (!checkpoints) return;
+  const c = checkpoints;
+  const modes = [
+    ["passive", CheckpointStat.Passives, CheckpointStat.PassiveMs, CheckpointStat.LongestPassiveMs],
+    ["restart", CheckpointStat.Restarts, CheckpointStat.RestartMs, CheckpointStat.LongestRestartMs],
+  ] as const;
+  computed(registry, "rookery_sqlite_checkpoints_total", "WAL checkpoints, by mode", "counter", () =>
+    modes.map(([mode, n]) => ({ labels: { mode }, value: c[n]! })),
+  );
+  computed(
+    registry,
+    "rookery_sqlite_checkpoint_seconds_total",
+    "Time spent in WAL checkpoints, by mode",
+    "counter",
+    () => modes.map(([mode, , ms]) => ({ labels: { mode }, value: seconds(c[ms]!) })),
+  );
+  computed(
+    registry,
+    "rookery_sqlite_checkpoint_longest_seconds",
+    "The longest checkpoint of each mode since the last scrape, and the longest wait for the writer before a restart",
+    "gauge",
+    () => {
+      const points: MetricPoint[] = modes.map(([mode, , , longest]) => ({
+        labels: { mode },
+        value: seconds(c[longest]!),
+      }));
+      points.push({ labels: { mode: "restart_wait" }, value: seconds(c[CheckpointStat.LongestRestartWaitMs]!) });
+      for (const i of [
+        CheckpointStat.LongestPassiveMs,
+        CheckpointStat.LongestRestartMs,
+        CheckpointStat.LongestRestartWaitMs,
+      ])
+        c[i] = 0;
+      return points;
+    },
+  );
+  computed(registry, "rookery_sqlite_log_bytes", "The WAL's length at the last checkpoint", "gauge", () => [
+    { labels: {}, value: c[CheckpointStat.LogPages]! * 4096 },
+  ]);
 }
 
 function forgetQuieterHalf(deliveries: Map<string, number[]>): void {

@@ -17,6 +17,8 @@ export type Outgoing =
   | { type: "Accept" | "Reject"; accountId: string; followerId: string; followUri: string | null }
   | { type: "Block" | "UndoBlock"; accountId: string; targetId: string }
   | { type: "UpdateActor"; accountId: string }
+  /** The account moved to `targetId` (Mastodon's Move, to its followers and the `blockers` of other servers). */
+  | { type: "Move"; accountId: string; targetId: string; migrationId: string; blockers: string[] }
   /** The account is suspended: other servers remove it (Mastodon's Delete of the actor). */
   | { type: "DeleteActor"; accountId: string }
   | { type: "Vote"; accountId: string; pollId: string; choices: number[] }
