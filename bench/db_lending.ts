@@ -2,7 +2,7 @@
 // src/db/pool_waits.ts, against Kysely's own lock for single-connection drivers, whose every waiter
 // wakes at each release (the cost grows with the square of the queue). The same queries on the same
 // file, one at a time and BENCH_QUERIES at once, three rounds each.
-//   npx node bench/db_lending.ts
+//   npm run bench:lending
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
