@@ -387,9 +387,16 @@ export class Queue {
     });
   }
 
-  /** Resolves when no due job is waiting and none is running (tests use it to let side effects land). */
+  /**
+   * Resolves when no due job is waiting and none is running (tests use it to let side effects land).
+   * Rejects at once when this process works no jobs and some are due: nothing here would run them.
+   */
   async idle(): Promise<void> {
     for (;;) {
+      if (this.#stopped) {
+        if (await this.#hasWork()) throw new Error("Jobs are due, but this process's queue is not working them");
+        return;
+      }
       if (this.#running.size === 0 && !this.#pumping && !(await this.#hasWork())) return;
       await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
     }
