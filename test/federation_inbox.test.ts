@@ -257,15 +257,15 @@ test("a Follow is accepted and the Accept is delivered, signed", async () => {
 });
 
 test("a refused Follow gets a Reject, each new one its own, as on Mastodon; so does one from a domain the user blocks", async () => {
-  const carol = await server.user("carol");
+  const carol = await server.user("refuser");
   const followOf = (id: string) => ({
     "@context": "https://www.w3.org/ns/activitystreams",
     id: `${mallory.id}#follows/${id}`,
     type: "Follow",
     actor: mallory.id,
-    object: `${server.url}/users/carol`,
+    object: `${server.url}/users/refuser`,
   });
-  const inbox = `${server.url}/users/carol/inbox`;
+  const inbox = `${server.url}/users/refuser/inbox`;
   const answers = (type: string, follow: { id: string }) =>
     remote.deliveries.map((d) => JSON.parse(d.body)).filter((a) => a.type === type && a.object?.id === follow.id);
   const first = followOf(newId());
