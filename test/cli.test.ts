@@ -124,6 +124,19 @@ test("rules, domains and site texts from the command line", async () => {
   assert.match((await rookery("site", "get", "terms_of_service")).stdout, /== effective 2026-01-01\nTerms/);
 });
 
+test("relays from the command line: added (pending until the relay accepts), listed, disabled, removed", async () => {
+  const inbox = "https://relay.example/inbox";
+  assert.match((await rookery("relays", "add", inbox)).stdout, /Added https:\/\/relay\.example\/inbox; .*pending/);
+  assert.equal((await rookery("relays", "list")).stdout, `${inbox}\tpending\n`);
+  await assert.rejects(rookery("relays", "add", inbox), (e: { stderr: string }) => /already been taken/.test(e.stderr));
+  await assert.rejects(rookery("relays", "add", "not a url"), (e: { stderr: string }) => /is invalid/.test(e.stderr));
+  await rookery("relays", "disable", inbox);
+  assert.equal((await rookery("relays", "list")).stdout, `${inbox}\tidle\n`);
+  assert.equal((await rookery("relays", "remove", inbox)).stdout, `Removed ${inbox}.\n`);
+  assert.equal((await rookery("relays", "list")).stdout, "");
+  await assert.rejects(rookery("relays", "remove", inbox), (e: { stderr: string }) => /No such relay/.test(e.stderr));
+});
+
 test("a command's change reaches the running server at once, without Redis (approving a sign-up)", async () => {
   const served = mkdtempSync(join(tmpdir(), "rookery-cli-serve-"));
   const local = { ...env, DATA_DIR: served, PORT: "0", REGISTRATIONS_MODE: "approved", REDIS_URL: "" };

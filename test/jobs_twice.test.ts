@@ -312,6 +312,25 @@ const cases: Record<JobType, () => Promise<void>> = {
     });
     assert.equal(found.status, 200, found.text);
   },
+  async "federation.replies"() {
+    // A thread of the peer's, opened here an hour after it was posted: its replies are looked for there.
+    const poster = await peer.user("poster");
+    const posted = await peer.post("/api/v1/statuses", { token: poster.token, json: { status: "Any replies?" } });
+    assert.equal(posted.status, 200, posted.text);
+    const found = await server.get("/api/v2/search", {
+      token: writer.token,
+      query: { q: posted.body.uri, resolve: "true", type: "statuses" },
+    });
+    assert.equal(found.body.statuses.length, 1, found.text);
+    const id = found.body.statuses[0].id;
+    await server.rt.db
+      .updateTable("statuses")
+      .set({ created_at: new Date(Date.now() - 3600_000) })
+      .where("id", "=", id)
+      .execute();
+    const context = await server.get(`/api/v1/statuses/${id}/context`, { token: writer.token });
+    assert.match(context.headers.get("mastodon-async-refresh") ?? "", /^id="[^"]+", retry=3, result_count=0$/);
+  },
   async "imports.rows"() {
     // What the import page does with an uploaded file of follows (one row names nobody).
     importer = await server.user("importer");

@@ -30,6 +30,8 @@ export interface RemoteServer {
   deliveries: Delivery[];
   /** Answer deliveries with this status (202 unless told). */
   inboxStatus: number;
+  /** Other documents it serves (notes, collections), by path, as the test puts them. */
+  documents: Map<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -97,6 +99,7 @@ export async function startRemoteServer(): Promise<RemoteServer> {
     host: "",
     deliveries: [],
     inboxStatus: 202,
+    documents: new Map(),
     actor(username) {
       let a = actors.get(username);
       if (!a) {
@@ -126,6 +129,8 @@ export async function startRemoteServer(): Promise<RemoteServer> {
       if (req.method === "GET" && url.pathname === "/schemas/litepub-0.1.jsonld") {
         return json(200, LITEPUB_CONTEXT, "application/ld+json");
       }
+      const document = req.method === "GET" ? remote.documents.get(url.pathname) : undefined;
+      if (document !== undefined) return json(200, document);
       const user = /^\/users\/([\w.-]+)$/.exec(url.pathname)?.[1];
       if (req.method === "GET" && user && actors.has(user)) return json(200, actorDocument(actors.get(user)!, origin));
       if (req.method === "GET" && url.pathname === "/.well-known/webfinger") {

@@ -64,6 +64,7 @@ import { suggestionsApi } from "./v1/suggestions.ts";
 import { tags } from "./v1/tags.ts";
 import { timelines } from "./v1/timelines.ts";
 import { trends } from "./v1/trends.ts";
+import { asyncRefreshes } from "./v1_alpha/async_refreshes.ts";
 import { adminAccountsV2 } from "./v2/admin/accounts.ts";
 import { filtersV2 } from "./v2/filters.ts";
 import { instanceV2 } from "./v2/instance.ts";
@@ -107,6 +108,7 @@ export const routers: Hono<AppEnv>[] = [
   markers,
   preferences,
   statuses,
+  asyncRefreshes,
   statusActions,
   statusQuotes,
   tags,

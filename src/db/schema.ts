@@ -282,6 +282,8 @@ export interface StatusesTable {
   trendable: Default<boolean | null>;
   /** Who may quote it, as Mastodon stores it: automatic approvals << 16 | manual ones (see visibility/quote.ts). */
   quote_approval_policy: Default<number>;
+  /** When its replies collection was last walked (a remote status's; migration 0085). */
+  fetched_replies_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface StatusStatsTable {
@@ -923,6 +925,7 @@ export interface Database {
   imports: ImportsTable;
   import_rows: ImportRowsTable;
   archives: ArchivesTable;
+  relays: RelaysTable;
 }
 
 /** A local actor's key pairs, as JWK JSON text (migration 0034). */
@@ -1082,3 +1085,16 @@ export interface ArchivesTable {
   created_at: Date;
   finished_at: Date | null;
 }
+
+/** A relay this server follows (migration 0084), by the inbox it was added with. */
+export interface RelaysTable {
+  id: string;
+  inbox_url: string;
+  /** The id of the Follow last sent to it, which its Accept or Reject names; null when idle. */
+  follow_activity_id: string | null;
+  state: ColumnType<RelayState, RelayState | undefined, RelayState>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type RelayState = "idle" | "pending" | "accepted" | "rejected";

@@ -25,6 +25,7 @@ import { ApiError } from "../domain/errors.ts";
 import { logger } from "../log.ts";
 import type { Runtime } from "../runtime.ts";
 import { federate } from "../services/federation/outbox.ts";
+import { isAcceptedRelay, relayAnswered } from "../services/federation/relays.ts";
 import { recordContact } from "../services/federation/server_health.ts";
 import { receiveReport } from "../services/moderation/reports.ts";
 import { block, unblock } from "../services/relationships/blocks.ts";
@@ -142,6 +143,8 @@ async function answeredFollower(ctx: Ctx, activity: Accept | Reject, targetId: s
 }
 
 async function onAccept(ctx: Ctx, activity: Accept): Promise<void> {
+  // A relay's answer names the Follow sent to it, as Mastodon matches it: by that Follow's id alone.
+  if (activity.objectId && (await relayAnswered(ctx.data, activity.objectId.href, "accepted"))) return;
   const targetId = await sender(ctx, activity);
   if (!targetId) return;
   if (await onQuoteAccept(ctx.data, activity, targetId)) return;
@@ -152,6 +155,7 @@ async function onAccept(ctx: Ctx, activity: Accept): Promise<void> {
 }
 
 async function onReject(ctx: Ctx, activity: Reject): Promise<void> {
+  if (activity.objectId && (await relayAnswered(ctx.data, activity.objectId.href, "rejected"))) return;
   const targetId = await sender(ctx, activity);
   if (!targetId) return;
   if (await onQuoteReject(ctx.data, activity, targetId)) return;
@@ -243,12 +247,20 @@ async function onDelete(ctx: Ctx, activity: Delete): Promise<void> {
   await refusedIsDone(() => deleteStatus(rt, actor.id, status.id));
 }
 
+async function inboxOf(rt: Runtime, accountId: string): Promise<string | null> {
+  const row = await rt.db.selectFrom("accounts").select("inbox_url").where("id", "=", accountId).executeTakeFirst();
+  return row?.inbox_url ?? null;
+}
+
 async function onAnnounce(ctx: Ctx, activity: Announce): Promise<void> {
   const rt = ctx.data;
   const actorId = await sender(ctx, activity);
   if (!actorId || !activity.id || !activity.objectId) return;
   const statusId = await statusFromUri(rt, ctx, activity.objectId.href);
   if (!statusId) return;
+  // A relay passes on another server's post: the post is taken in (and so reaches the federated
+  // timeline), but the relay's Announce is no boost anyone should see.
+  if (await isAcceptedRelay(rt, await inboxOf(rt, actorId))) return;
   await refusedIsDone(() => reblog(rt, actorId, statusId, undefined, activity.id!.href));
 }
 

@@ -1,5 +1,5 @@
 // Every job type and the function that runs it. Areas add their handlers here.
-import { deliver, distribute, runFedifyMessage, syncFeatured } from "../federation/load.ts";
+import { deliver, distribute, fetchReplies, runFedifyMessage, syncFeatured } from "../federation/load.ts";
 import type { Runtime } from "../runtime.ts";
 import { publishScheduledAnnouncement } from "../services/announcements/announcements.ts";
 import { fetchCardJob } from "../services/cards/fetch.ts";
@@ -49,6 +49,7 @@ const handlers: Handlers = {
   "federation.distribute": distribute,
   "federation.deliver": deliver,
   "federation.featured": syncFeatured,
+  "federation.replies": fetchReplies,
   "accounts.purge": purgeAccount,
   "announcements.publish": publishScheduledAnnouncement,
   "cards.fetch": fetchCardJob,

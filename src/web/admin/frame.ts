@@ -14,6 +14,7 @@ export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permissi
   { key: "accounts", path: "/admin/accounts", permission: "manageUsers" },
   { key: "invites", path: "/admin/invites", permission: "manageInvites" },
   { key: "domains", path: "/admin/domain_blocks", permission: "manageFederation" },
+  { key: "relays", path: "/admin/relays", permission: "manageFederation" },
   { key: "instances", path: "/admin/instances", permission: "manageFederation" },
   { key: "blocks", path: "/admin/ip_blocks", permission: "manageBlocks" },
   { key: "settings", path: "/admin/settings", permission: "manageSettings" },

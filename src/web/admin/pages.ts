@@ -12,6 +12,7 @@ import { SECTIONS } from "./frame.ts";
 import { adminRoute } from "./guard.ts";
 import { instancePages } from "./instances.ts";
 import { invitePages } from "./invites.ts";
+import { relayPages } from "./relays.ts";
 import { reportPages } from "./reports.ts";
 import { rolePages } from "./roles.ts";
 import { settingsPages } from "./settings.ts";
@@ -30,6 +31,7 @@ adminPages.get(
 adminPages.route("/", reportPages);
 adminPages.route("/", accountPages);
 adminPages.route("/", domainPages);
+adminPages.route("/", relayPages);
 adminPages.route("/", blockPages);
 adminPages.route("/", settingsPages);
 adminPages.route("/", rolePages);
