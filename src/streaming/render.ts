@@ -84,7 +84,7 @@ export async function renderForViewers(
   const accounts = distinct.filter((v): v is string => v !== null);
   const special = new Set<string>();
   if (accounts.length > 0) {
-    const rows = [...(await loadStatusRows(rt.db, statusIds)).values()];
+    const rows = row.reblog_of_id ? [...(await loadStatusRows(rt.db, statusIds)).values()] : [row];
     const quotes = await quoteViewers(rt, rows, accounts);
     const withState = await viewersWithState(rt, [...statusIds, ...quotes.quotedIds], accounts);
     for (const v of [...quotes.special, ...withState]) special.add(v);
