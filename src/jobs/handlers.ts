@@ -7,6 +7,8 @@ import { fanOut } from "../services/feeds/fanout.ts";
 import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
 import { deliverMail } from "../services/mail.ts";
 import { cleanupMedia } from "../services/media/cleanup.ts";
+import { cacheMediaJob } from "../services/media/remote_cache.ts";
+import { expireCachedMedia } from "../services/media/remote_retention.ts";
 import { processPendingMedia } from "../services/media/upload.ts";
 import { purgeAccount } from "../services/moderation/account_purge.ts";
 import { streamNotification } from "../services/notifications/create.ts";
@@ -36,6 +38,8 @@ const handlers: Handlers = {
   "statuses.publish_scheduled": publishScheduled,
   "media.process": processPendingMedia,
   "media.cleanup": cleanupMedia,
+  "media.cache": cacheMediaJob,
+  "media.expire_cache": expireCachedMedia,
   "push.deliver": deliverPush,
   "notifications.stream": streamNotification,
   "federation.fedify": runFedifyMessage,

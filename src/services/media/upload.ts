@@ -64,13 +64,13 @@ export function parseFocus(focus: string | undefined): { x: number; y: number } 
   return { x: x!, y: y! };
 }
 
-interface Judged {
+export interface Judged {
   type: MediaType;
   detected: Detected;
 }
 
 /** What the upload is, by its bytes, within the limits for its kind. */
-async function judge(config: Config, bytes: Buffer): Promise<Judged> {
+export async function judge(config: Config, bytes: Buffer): Promise<Judged> {
   const l = config.limits;
   const image = await detectImage(bytes);
   if (image) {
@@ -97,7 +97,7 @@ async function judge(config: Config, bytes: Buffer): Promise<Judged> {
   return { type: av.kind, detected: av };
 }
 
-async function processBytes(rt: Runtime, type: MediaType, bytes: Buffer, detected?: Detected): Promise<ProcessedMedia> {
+export async function processBytes(rt: Runtime, type: MediaType, bytes: Buffer, detected?: Detected): Promise<ProcessedMedia> {
   if (type === "image") {
     const image = detected?.kind === "image" ? detected : await detectImage(bytes);
     if (!image) throw invalidFile();
@@ -109,7 +109,7 @@ async function processBytes(rt: Runtime, type: MediaType, bytes: Buffer, detecte
 }
 
 /** Stores what processing made under the row's random folder; returns the columns that name it. */
-async function storeProcessed(rt: Runtime, folder: string, p: ProcessedMedia, keepPreview: boolean) {
+export async function storeProcessed(rt: Runtime, folder: string, p: ProcessedMedia, keepPreview: boolean) {
   const storage = mediaStorage(rt.config);
   const fileKey = `media_attachments/${folder}/original.${p.file.extension}`;
   await storage.put(fileKey, p.file.data, p.file.contentType);
