@@ -3,7 +3,9 @@
 import type { Runtime } from "../runtime.ts";
 import type { JobPayloads } from "./queue.ts";
 
-type RepeatingType = { [T in keyof JobPayloads]: JobPayloads[T] extends Record<string, never> ? T : never }[keyof JobPayloads];
+type RepeatingType = {
+  [T in keyof JobPayloads]: JobPayloads[T] extends Record<string, never> ? T : never;
+}[keyof JobPayloads];
 
 /** Schedules a run of `type` `everyMs` from now, unless one is waiting already. */
 export async function scheduleRepeat(rt: Runtime, type: RepeatingType, everyMs: number): Promise<void> {

@@ -55,10 +55,11 @@ function localStorage(config: Config): Storage {
     async delete(key) {
       await rm(pathOf(key), { force: true });
     },
-    size: (key) => stat(pathOf(key)).then(
-      (s) => s.size,
-      () => 0,
-    ),
+    size: (key) =>
+      stat(pathOf(key)).then(
+        (s) => s.size,
+        () => 0,
+      ),
     url: (key) => u.media(key),
   };
 }

@@ -6,11 +6,7 @@ import { type Kysely, sql } from "kysely";
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable("media_attachments").addColumn("remote_state", "text").execute();
   // Attachments stored before the cache existed are fetched when first asked for.
-  await db
-    .updateTable("media_attachments")
-    .set({ remote_state: "lazy" })
-    .where("remote_url", "is not", null)
-    .execute();
+  await db.updateTable("media_attachments").set({ remote_state: "lazy" }).where("remote_url", "is not", null).execute();
   await db.schema
     .createIndex("media_attachments_remote_state")
     .on("media_attachments")

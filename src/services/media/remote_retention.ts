@@ -114,7 +114,9 @@ async function pruneProfiles(
         .where("id", "=", a.id)
         .execute();
       await publishEvent(rt, "account.changed", { id: a.id });
-      const keys = [a.avatar_file, a.header_file].flatMap((k) => (k ? [k, ...(stillKey(k) !== k ? [stillKey(k)] : [])] : []));
+      const keys = [a.avatar_file, a.header_file].flatMap((k) =>
+        k ? [k, ...(stillKey(k) !== k ? [stillKey(k)] : [])] : [],
+      );
       await dropFiles(rt, keys, out);
       out.profiles++;
     }

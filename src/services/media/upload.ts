@@ -97,7 +97,12 @@ export async function judge(config: Config, bytes: Buffer): Promise<Judged> {
   return { type: av.kind, detected: av };
 }
 
-export async function processBytes(rt: Runtime, type: MediaType, bytes: Buffer, detected?: Detected): Promise<ProcessedMedia> {
+export async function processBytes(
+  rt: Runtime,
+  type: MediaType,
+  bytes: Buffer,
+  detected?: Detected,
+): Promise<ProcessedMedia> {
   if (type === "image") {
     const image = detected?.kind === "image" ? detected : await detectImage(bytes);
     if (!image) throw invalidFile();
