@@ -71,8 +71,7 @@ async function cacheStatusMedia(rt: Runtime, statusId: string): Promise<void> {
     .where("status_id", "=", statusId)
     .where("remote_state", "=", "pending")
     .execute();
-  const cached = await Promise.all(rows.map((row) => cacheAttachment(rt, row)));
-  if (cached.some(Boolean)) await publishEvent(rt, "statuses.changed", { ids: [statusId] });
+  await Promise.all(rows.map((row) => cacheAttachment(rt, row)));
 }
 
 /** Attachments being downloaded in this process, so that two requests for one fetch it once. */
@@ -138,6 +137,7 @@ async function cacheAttachmentNow(rt: Runtime, row: MediaRow): Promise<boolean> 
     await removeKeys(rt, [stored.file_key, stored.preview_key ?? null]);
     return false;
   }
+  if (row.status_id) await publishEvent(rt, "statuses.changed", { ids: [row.status_id] });
   return true;
 }
 
