@@ -29,7 +29,16 @@ export interface ProcessedMedia {
 
 /** What the bytes of an upload are. */
 export type Detected =
-  | { kind: "image"; format: string; width: number; height: number; animated: boolean; alpha: boolean }
+  | {
+      kind: "image";
+      format: string;
+      width: number;
+      height: number;
+      animated: boolean;
+      alpha: boolean;
+      /** Upright as stored, and without EXIF, XMP or IPTC metadata: fit to be served as it is. */
+      bare: boolean;
+    }
   | { kind: "video" | "audio"; probe: Probe };
 
 const IMAGE_FORMATS = ["jpeg", "png", "webp", "gif", "heif"];
@@ -83,6 +92,7 @@ export async function detectImage(input: Buffer): Promise<Extract<Detected, { ki
       height: turned ? m.width : m.height,
       animated: (m.pages ?? 1) > 1,
       alpha: m.hasAlpha,
+      bare: (m.orientation ?? 1) === 1 && !m.exif && !m.xmp && !m.iptc,
     };
   } catch {
     return null;
@@ -143,14 +153,48 @@ export async function previewOf(
   };
 }
 
+/** Formats an original is kept in as it came, when `asReceived` allows it. */
+const KEPT_FORMATS: Record<string, { extension: string; contentType: string }> = {
+  jpeg: { extension: "jpg", contentType: "image/jpeg" },
+  png: { extension: "png", contentType: "image/png" },
+  webp: { extension: "webp", contentType: "image/webp" },
+};
+
 /**
  * A still image: JPEG stays JPEG, PNG and WebP stay themselves, anything else becomes PNG or JPEG.
- * Each image is worked on by one libvips thread, and the process works on as many images at once
- * as it has cores (image_slots.ts): a burst of uploads queues instead of taking more than its share
- * of the CPU from the requests answered beside it.
+ * With `asReceived` (another server's media, as Mastodon's lazy thumbnail does for them), an
+ * original that needs no change (a still JPEG, PNG or WebP, upright, no larger than our originals,
+ * without metadata) is kept as it came: only its preview is made. Each image is worked on by one
+ * libvips thread, and the process works on as many images at once as it has cores
+ * (image_slots.ts): a burst of uploads queues instead of taking more than its share of the CPU from
+ * the requests answered beside it.
  */
-export function processImage(input: Buffer, detected: Extract<Detected, { kind: "image" }>): Promise<ProcessedMedia> {
+export function processImage(
+  input: Buffer,
+  detected: Extract<Detected, { kind: "image" }>,
+  options: { asReceived?: boolean } = {},
+): Promise<ProcessedMedia> {
+  const kept = KEPT_FORMATS[detected.format];
+  if (options.asReceived && kept && detected.bare && !detected.animated) {
+    if (detected.width * detected.height <= ORIGINAL_PIXELS) {
+      return withImageSlot(() => previewOnly(input, detected, { data: input, ...kept }));
+    }
+  }
   return withImageSlot(() => processImageNow(input, detected));
+}
+
+async function previewOnly(
+  input: Buffer,
+  detected: Extract<Detected, { kind: "image" }>,
+  file: OutputFile,
+): Promise<ProcessedMedia> {
+  const preview = await previewOf(input, detected.alpha);
+  return {
+    file,
+    preview: preview.file,
+    meta: { original: shape(detected.width, detected.height), small: preview.small },
+    blurhash: preview.blurhash,
+  };
 }
 
 async function processImageNow(input: Buffer, detected: Extract<Detected, { kind: "image" }>): Promise<ProcessedMedia> {

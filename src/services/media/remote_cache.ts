@@ -116,7 +116,7 @@ async function cacheAttachmentNow(rt: Runtime, row: MediaRow): Promise<boolean> 
     const bytes = await download(rt.config, url, attachmentCap(rt.config, row.type));
     const judged = await judge(rt.config, bytes);
     type = judged.type;
-    processed = await processBytes(rt, type, bytes, judged.detected);
+    processed = await processBytes(rt, type, bytes, judged.detected, { asReceived: true });
   } catch (error) {
     const permanent = error instanceof ApiError || (error instanceof DownloadError && error.permanent);
     if (!permanent && !(error instanceof DownloadError)) throw error;

@@ -97,16 +97,18 @@ export async function judge(config: Config, bytes: Buffer): Promise<Judged> {
   return { type: av.kind, detected: av };
 }
 
+/** Processes judged bytes; `asReceived` keeps an original that needs no change (processImage). */
 export async function processBytes(
   rt: Runtime,
   type: MediaType,
   bytes: Buffer,
   detected?: Detected,
+  options: { asReceived?: boolean } = {},
 ): Promise<ProcessedMedia> {
   if (type === "image") {
     const image = detected?.kind === "image" ? detected : await detectImage(bytes);
     if (!image) throw invalidFile();
-    return processImage(bytes, image);
+    return processImage(bytes, image, options);
   }
   const ffmpeg = findFfmpeg(rt.config);
   if (!ffmpeg) throw unprocessable("Validation failed: Video and audio cannot be processed on this server (no ffmpeg)");
