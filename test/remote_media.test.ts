@@ -141,6 +141,11 @@ test("an image, the author's avatar and header and a custom emoji are served fro
   assert.ok(ours(account.avatar_static), account.avatar_static);
   assert.ok(ours(account.header), account.header);
   const avatar = await sharp((await download(account.avatar)).data).metadata();
+  // A picture with nothing to change (upright, no metadata, small enough) is kept as it came.
+  remote.files.set("/files/plain.png", { type: "image/png", body: avatarPng });
+  const plain = await deliver(create("Plain", [["/files/plain.png", "image/png"]]));
+  assert.ok(ours(plain.media_attachments[0].url));
+  assert.deepEqual((await download(plain.media_attachments[0].url)).data, avatarPng);
   assert.deepEqual([avatar.width, avatar.height], [120, 120]);
 
   assert.equal(status.emojis.length, 1);
