@@ -71,6 +71,6 @@ export function usage(): string {
     "",
     ...list.map((c) => `  rookery ${c.usage}`),
     "",
-    "Configuration comes from environment variables and an optional .env file (see README.md).",
+    "Configuration comes from environment variables and an optional .env file (see docs/configuration.md).",
   ].join("\n");
 }

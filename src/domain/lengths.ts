@@ -1,6 +1,6 @@
 // The longest text some parameters may hold, in characters (code points, as Ruby counts), where no
-// other rule bounds them. Mastodon's own maxima where its models have one; the README lists every
-// parameter's maximum. Anything stored in an indexed column must stay well under PostgreSQL's index
+// other rule bounds them. Mastodon's own maxima where its models have one; docs/request-limits.md
+// lists every parameter's maximum. Anything stored in an indexed column must stay well under PostgreSQL's index
 // row size (about 2,700 bytes).
 
 /** Ruby's String#length: code points, which is how Mastodon's length validations count. */

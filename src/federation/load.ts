@@ -1,6 +1,6 @@
 // Federation, loaded the first time something needs it (a delivery to the inbox, an actor or
 // WebFinger request, a federation job, a remote lookup) rather than at start: Fedify and its
-// dependencies cost each thread about 25 MB (measured in the README's memory section), which a
+// dependencies cost each thread about 25 MB (measured in docs/memory.md), which a
 // server that is not federating yet, and every web thread that never serves federation, would
 // hold for nothing. This is the only way in: the rest of Rookery imports from here, never from
 // the modules behind entry.ts.
