@@ -20,7 +20,7 @@ import { configureLogging } from "../src/log.ts";
 import { DOWNLOADS_PER_HOST } from "../src/media/downloads.ts";
 import { type RemoteServer, signedPostHeaders, startRemoteServer } from "../test/remote_actors.ts";
 import type { SignedRequest } from "./inbox_load.ts";
-import { cpuMs, freePort, log, postgresDatabase, serverEnv, startRookery, stopRookery } from "./lib.ts";
+import { cpuMs, cpuMsByThread, freePort, log, postgresDatabase, serverEnv, startRookery, stopRookery } from "./lib.ts";
 
 const STATUSES = Number(process.env.BENCH_STATUSES ?? 1000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 100);
@@ -128,6 +128,7 @@ async function runOn(databaseUrl: string, dataDir: string): Promise<boolean> {
     const measure = async (requests: SignedRequest[], withImage: boolean) => {
       const [statusesBefore, mediaBefore] = [await count(false), await count(true)];
       const cpuBefore = cpuMs(child!.pid!);
+      const threadsBefore = cpuMsByThread(child!.pid!);
       const started = performance.now();
       const refused = await send(requests);
       const expected = requests.length - refused;
@@ -138,7 +139,13 @@ async function runOn(databaseUrl: string, dataDir: string): Promise<boolean> {
           (!withImage || (await count(true)) >= mediaBefore + expected),
       );
       const seconds = (performance.now() - started) / 1000;
-      return { seconds, done: expected, cpuMs: (cpuMs(child!.pid!) - cpuBefore) / expected };
+      const threads = [...cpuMsByThread(child!.pid!)]
+        .map(([name, ms]) => [name, (ms - (threadsBefore.get(name) ?? 0)) / expected] as const)
+        .filter(([, ms]) => ms >= 0.1)
+        .sort((x, y) => y[1] - x[1])
+        .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
+        .join(", ");
+      return { seconds, done: expected, cpuMs: (cpuMs(child!.pid!) - cpuBefore) / expected, threads };
     };
 
     if (WARMUP > 0) {
@@ -165,6 +172,7 @@ async function runOn(databaseUrl: string, dataDir: string): Promise<boolean> {
     console.log(
       `  ${media.done} statuses with a ${WIDTH}x${HEIGHT} image of ${Math.round(image.length / 1024)} KB each, downloaded, processed and stored: done in ${media.seconds.toFixed(2)} s, ${rate(media).toFixed(0)}/s, server CPU ${media.cpuMs.toFixed(1)} ms each (${((rate(media) / rate(plain)) * 100).toFixed(0)}% of the rate without media; target at least 50%)`,
     );
+    console.log(`  server CPU by thread, ms per status: without media ${plain.threads}; with ${media.threads}`);
     console.log(
       `  ${remote.fileRequests.count - requestsBefore} downloads; at most ${remote.fileRequests.maxActive} at once from the one server (limit ${DOWNLOADS_PER_HOST})`,
     );
