@@ -12,6 +12,7 @@ import { releaseWritesOf } from "./db/sqlite_writes.ts";
 import { closeHttp, listenHttp } from "./http_server.ts";
 import { dispatcher } from "./jobs/handlers.ts";
 import { JOB_CONCURRENCY } from "./jobs/queue.ts";
+import { limitJobTypes } from "./jobs/worker.ts";
 import { configureLogging, logger } from "./log.ts";
 import { type ImageSlots, imageSlotsFor, releaseImageSlots, useImageSlots } from "./media/image_slots.ts";
 import { heapLimits, releaseStartupMemory } from "./memory.ts";
@@ -160,7 +161,10 @@ async function runWebThread({ config, options, port, imageSlots, jobs }: ThreadD
   // Before listening, so that no request waits for the collection.
   releaseStartupMemory();
   const { server } = await listenHttp(rt, port, true);
-  if (jobs) await rt.queue.start(dispatcher(rt));
+  if (jobs) {
+    limitJobTypes(rt, "web");
+    await rt.queue.start(dispatcher(rt));
+  }
   parentPort!.on("message", async (message: "stop" | { metrics: MessagePort }) => {
     if (message !== "stop") {
       message.metrics.postMessage(rt.metrics ? await rt.metrics.registry.getMetricsAsJSON() : []);

@@ -5,12 +5,20 @@ import { scheduleMediaCleanup } from "../services/media/cleanup.ts";
 import { scheduleCacheExpiry } from "../services/media/remote_retention.ts";
 import { dispatcher } from "./handlers.ts";
 
+/**
+ * The job types that never take every slot of a queue. A link's page may take its whole deadline
+ * to answer, and so may other servers' media, however many statuses bring them at once. Media
+ * downloads run in the main thread only (`web` threads leave them), where one limit of downloads
+ * per host holds for the whole process (src/media/downloads.ts).
+ */
+export function limitJobTypes(rt: Runtime, thread: "main" | "web"): void {
+  rt.queue.limit("cards.fetch", 2);
+  rt.queue.limit("media.cache", thread === "main" ? 2 : 0);
+}
+
 export async function startWorker(rt: Runtime): Promise<void> {
   await restoreFeeds(rt);
-  // A link's page may take its whole deadline to answer: link previews never take every slot.
-  rt.queue.limit("cards.fetch", 2);
-  // Nor do other servers' media, however many statuses bring them at once.
-  rt.queue.limit("media.cache", 2);
+  limitJobTypes(rt, "main");
   // PostgreSQL may have lost the feeds (unlogged tables) in a crash while this process lived on.
   await rt.queue.start(dispatcher(rt), { onReconnect: () => restoreFeeds(rt) });
   await scheduleTrim(rt);
