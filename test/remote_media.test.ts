@@ -141,11 +141,13 @@ test("an image, the author's avatar and header and a custom emoji are served fro
   assert.ok(ours(account.avatar_static), account.avatar_static);
   assert.ok(ours(account.header), account.header);
   const avatar = await sharp((await download(account.avatar)).data).metadata();
-  // A picture with nothing to change (upright, no metadata, small enough) is kept as it came.
+  // A picture with nothing to change (upright, no metadata, small enough) is kept as it came, and
+  // one no larger than a preview is its own.
   remote.files.set("/files/plain.png", { type: "image/png", body: avatarPng });
   const plain = await deliver(create("Plain", [["/files/plain.png", "image/png"]]));
   assert.ok(ours(plain.media_attachments[0].url));
   assert.deepEqual((await download(plain.media_attachments[0].url)).data, avatarPng);
+  assert.equal(plain.media_attachments[0].preview_url, plain.media_attachments[0].url);
   assert.deepEqual([avatar.width, avatar.height], [120, 120]);
 
   assert.equal(status.emojis.length, 1);
@@ -402,7 +404,7 @@ test("rookery media remove, as an operator runs it", { skip: dialectUnderTest !=
   const removed = await rookery("media", "remove", "--days", "0", "--prune-profiles");
   assert.match(
     removed.stdout,
-    /^Removed 2 files \([\d.]+ KiB\) of 1 remote media attachment and the images of 0 remote accounts, older than 0 days\.\n$/,
+    /^Removed 1 file \([\d.]+ KiB\) of 1 remote media attachment and the images of 0 remote accounts, older than 0 days\.\n$/,
   );
   assert.equal(existsSync(file), false);
   await assert.rejects(rookery("media", "remove", "--days", "soon"), /--days takes a whole number/);

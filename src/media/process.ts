@@ -121,6 +121,16 @@ export const shape = (width: number, height: number) => ({
   aspect: Math.round((width / height) * 1e6) / 1e6,
 });
 
+/** The blurhash (4×4) of an upright picture. */
+async function blurhashOf(picture: Buffer): Promise<string> {
+  const pixels = await sharp()(picture)
+    .resize(32, 32, { fit: "inside" })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return encode(new Uint8ClampedArray(pixels.data), pixels.info.width, pixels.info.height, 4, 4);
+}
+
 /**
  * The preview of a picture (an image, a video's first frame, a custom thumbnail) and its blurhash.
  * `alpha`, whether the picture has an alpha channel, is read from it unless the caller knows; `side`,
@@ -137,11 +147,6 @@ export async function previewOf(
   const out = hasAlpha
     ? await small.png().toBuffer({ resolveWithObject: true })
     : await small.jpeg({ ...JPEG, quality: 80 }).toBuffer({ resolveWithObject: true });
-  const pixels = await sharp()(out.data)
-    .resize(32, 32, { fit: "inside" })
-    .ensureAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
   return {
     file: {
       data: out.data,
@@ -149,7 +154,7 @@ export async function previewOf(
       contentType: hasAlpha ? "image/png" : "image/jpeg",
     },
     small: shape(out.info.width, out.info.height),
-    blurhash: encode(new Uint8ClampedArray(pixels.data), pixels.info.width, pixels.info.height, 4, 4),
+    blurhash: await blurhashOf(out.data),
   };
 }
 
@@ -188,11 +193,16 @@ async function previewOnly(
   detected: Extract<Detected, { kind: "image" }>,
   file: OutputFile,
 ): Promise<ProcessedMedia> {
+  const size = shape(detected.width, detected.height);
+  // A picture no larger than a preview is its own (stored once: storeProcessed).
+  if (detected.width <= PREVIEW_SIZE && detected.height <= PREVIEW_SIZE) {
+    return { file, preview: file, meta: { original: size, small: size }, blurhash: await blurhashOf(input) };
+  }
   const preview = await previewOf(input, detected.alpha);
   return {
     file,
     preview: preview.file,
-    meta: { original: shape(detected.width, detected.height), small: preview.small },
+    meta: { original: size, small: preview.small },
     blurhash: preview.blurhash,
   };
 }

@@ -121,7 +121,8 @@ export async function storeProcessed(rt: Runtime, folder: string, p: ProcessedMe
   const fileKey = `media_attachments/${folder}/original.${p.file.extension}`;
   await storage.put(fileKey, p.file.data, p.file.contentType);
   let previewKey: string | null = null;
-  if (p.preview && !keepPreview) {
+  if (p.preview === p.file) previewKey = fileKey;
+  else if (p.preview && !keepPreview) {
     previewKey = `media_attachments/${folder}/small.${p.preview.extension}`;
     await storage.put(previewKey, p.preview.data, p.preview.contentType);
   }
