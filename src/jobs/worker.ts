@@ -13,7 +13,7 @@ import { dispatcher } from "./handlers.ts";
  */
 export function limitJobTypes(rt: Runtime, thread: "main" | "web"): void {
   rt.queue.limit("cards.fetch", 2);
-  rt.queue.limit("media.cache", thread === "main" ? 2 : 0);
+  rt.queue.limit("media.cache", thread === "main" ? 3 : 0);
 }
 
 export async function startWorker(rt: Runtime): Promise<void> {
