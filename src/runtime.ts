@@ -94,7 +94,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   if (withSecret.metrics) {
     // Loaded only when asked for: prom-client stays out of a server without metrics.
     const { createMetrics } = await import("./metrics/metrics.ts");
-    rt.metrics = createMetrics(rt, connection.usage);
+    rt.metrics = createMetrics(rt, connection.usage, connection.checkpointStats ?? null);
     queue.onFailure = rt.metrics.jobFailed;
   }
   if (withSecret.tracing) {

@@ -46,7 +46,7 @@ test("emoji add, list and remove", async () => {
   );
 });
 
-test("announcements add, list and remove", async () => {
+test("announcements add, list, unpublish, publish and remove", async () => {
   const added = await rookery("announcements", "add", "Maintenance tonight", "--ends-at", "2999-01-01T00:00:00Z");
   const id = /Added announcement (\d+)/.exec(added.stdout)![1];
   assert.match(
@@ -57,8 +57,13 @@ test("announcements add, list and remove", async () => {
     rookery("announcements", "add", "x", "--publish-at", "soon"),
     (e: { code: number }) => e.code === 2,
   );
+  assert.equal((await rookery("announcements", "unpublish", id)).stdout, `Unpublished announcement ${id}.\n`);
+  assert.equal((await rookery("announcements", "list")).stdout, `${id}\tunpublished\tMaintenance tonight\n`);
+  assert.equal((await rookery("announcements", "publish", id)).stdout, `Published announcement ${id}.\n`);
+  assert.match((await rookery("announcements", "list")).stdout, new RegExp(`^${id}\\tfrom `));
   await rookery("announcements", "remove", id);
   assert.equal((await rookery("announcements", "list")).stdout, "");
+  await assert.rejects(rookery("announcements", "publish", id), (e: { stderr: string }) => /Not found/.test(e.stderr));
 });
 
 test("trends review, allow and deny; suggestions feature; search reindex", async () => {

@@ -13,6 +13,9 @@ export interface RemoteActor {
   keyId: string;
   publicKeyPem: string;
   privateKey: KeyObject;
+  /** Its other accounts' ids, as a Move's target lists its origin, and the account it moved to (set by a test). */
+  alsoKnownAs?: string[];
+  movedTo?: string;
 }
 
 export interface Delivery {
@@ -37,6 +40,8 @@ export interface RemoteServer {
   delayMs: number;
   /** Requests for files: how many were made, and the most answered at once. */
   fileRequests: { count: number; active: number; maxActive: number };
+  /** Other documents it serves (notes, collections), by path, as the test puts them. */
+  documents: Map<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -58,7 +63,16 @@ function keys() {
 
 function actorDocument(a: RemoteActor, origin: string) {
   return {
-    "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+    "@context": [
+      "https://www.w3.org/ns/activitystreams",
+      "https://w3id.org/security/v1",
+      {
+        alsoKnownAs: { "@id": "as:alsoKnownAs", "@type": "@id" },
+        movedTo: { "@id": "as:movedTo", "@type": "@id" },
+      },
+    ],
+    ...(a.alsoKnownAs && { alsoKnownAs: a.alsoKnownAs }),
+    ...(a.movedTo && { movedTo: a.movedTo }),
     id: a.id,
     type: "Person",
     preferredUsername: a.username,
@@ -108,6 +122,7 @@ export async function startRemoteServer(): Promise<RemoteServer> {
     files: new Map(),
     delayMs: 0,
     fileRequests: { count: 0, active: 0, maxActive: 0 },
+    documents: new Map(),
     actor(username) {
       let a = actors.get(username);
       if (!a) {
@@ -150,6 +165,8 @@ export async function startRemoteServer(): Promise<RemoteServer> {
         }, remote.delayMs);
         return;
       }
+      const document = req.method === "GET" ? remote.documents.get(url.pathname) : undefined;
+      if (document !== undefined) return json(200, document);
       const user = /^\/users\/([\w.-]+)$/.exec(url.pathname)?.[1];
       if (req.method === "GET" && user && actors.has(user)) {
         return json(200, { ...actorDocument(actors.get(user)!, origin), ...remote.profiles.get(user) });

@@ -83,6 +83,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   /** Run the job worker (default true). */
   worker?: boolean;
+  /** Keep this server on SQLite even when the suite runs on PostgreSQL (a peer on the other database). */
+  sqlite?: boolean;
 }
 
 /**
@@ -105,7 +107,8 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   const dataDir = mkdtempSync(join(tmpdir(), "rookery-test-"));
 
   let schema: string | undefined;
-  if (TEST_DATABASE_URL) {
+  const databaseUrl = options.sqlite ? null : TEST_DATABASE_URL;
+  if (databaseUrl) {
     schema = `t_${randomBytes(6).toString("hex")}`;
     await adminQuery(`CREATE SCHEMA ${schema}`);
   }
@@ -113,7 +116,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     LOCAL_DOMAIN: `127.0.0.1:${port}`,
     PORT: String(port),
     DATA_DIR: dataDir,
-    DATABASE_URL: TEST_DATABASE_URL ?? `sqlite:${join(dataDir, "rookery.sqlite")}`,
+    DATABASE_URL: databaseUrl ?? `sqlite:${join(dataDir, "rookery.sqlite")}`,
     SECRET_KEY_BASE: randomBytes(32).toString("hex"),
     REGISTRATIONS_MODE: "open",
     LOG_LEVEL: "silent",

@@ -73,7 +73,7 @@ test("each section needs its role permission; others get a 403 page", async () =
 
   const mod = await signedIn("mod");
   const home = await mod.get("/admin");
-  assert.equal(home.headers.get("location"), "/admin/reports");
+  assert.equal(home.headers.get("location"), "/admin/dashboard");
   const reports = await mod.get("/admin/reports");
   assert.equal(reports.status, 200);
   assert.match(reports.text, /href="\/admin\/reports"/);
@@ -88,7 +88,7 @@ test("each section needs its role permission; others get a 403 page", async () =
   assert.equal((await server.get("/api/v1/instance/domain_blocks")).body.length, 0);
 
   const boss = await signedIn("boss");
-  assert.equal((await boss.get("/admin")).headers.get("location"), "/admin/reports");
+  assert.equal((await boss.get("/admin")).headers.get("location"), "/admin/dashboard");
   assert.equal((await boss.get("/admin/settings")).status, 200);
 });
 

@@ -1,6 +1,12 @@
-// `rookery announcements add|list|remove`: what operators tell everyone signed in.
+// `rookery announcements add|list|publish|unpublish|remove`: what operators tell everyone signed in.
 import { ApiError } from "../domain/errors.ts";
-import { addAnnouncement, allAnnouncements, removeAnnouncement } from "../services/announcements/announcements.ts";
+import {
+  addAnnouncement,
+  allAnnouncements,
+  publishAnnouncement,
+  removeAnnouncement,
+  unpublishAnnouncement,
+} from "../services/announcements/announcements.ts";
 import { type Command, parse, UsageError, withRuntime } from "./command.ts";
 
 function date(value: string | undefined, option: string): Date | null {
@@ -14,8 +20,8 @@ export const announcementsCommand: Command = {
   name: "announcements",
   usage:
     "announcements add TEXT [--starts-at T] [--ends-at T] [--all-day] [--publish-at T]\n" +
-    "  rookery announcements list\n  rookery announcements remove ID",
-  summary: "Announcements shown to everyone signed in (scheduled with --publish-at)",
+    "  rookery announcements list\n  rookery announcements publish|unpublish|remove ID",
+  summary: "Announcements shown to everyone signed in (scheduled with --publish-at, taken back with unpublish)",
   async run(args) {
     const { values, positionals } = parse(args, {
       "starts-at": { type: "string" },
@@ -38,8 +44,15 @@ export const announcementsCommand: Command = {
         } else if (action === "list") {
           for (const a of await allAnnouncements(rt)) {
             const until = a.ends_at ? ` until ${a.ends_at.toISOString()}` : "";
-            console.log(`${a.id}\tfrom ${a.published_at.toISOString()}${until}\t${a.text}`);
+            const shown = a.published ? `from ${a.published_at.toISOString()}${until}` : "unpublished";
+            console.log(`${a.id}\t${shown}\t${a.text}`);
           }
+        } else if (action === "publish" && arg) {
+          await publishAnnouncement(rt, arg);
+          console.log(`Published announcement ${arg}.`);
+        } else if (action === "unpublish" && arg) {
+          await unpublishAnnouncement(rt, arg);
+          console.log(`Unpublished announcement ${arg}.`);
         } else if (action === "remove" && arg) {
           await removeAnnouncement(rt, arg);
           console.log(`Removed announcement ${arg}.`);

@@ -9,6 +9,7 @@ import { doctorCommand } from "./doctor.ts";
 import { emojiCommand } from "./emoji.ts";
 import { feedsCommand } from "./feeds.ts";
 import { mediaCommand } from "./media.ts";
+import { relaysCommand } from "./relays.ts";
 import { searchCommand } from "./search.ts";
 import { domainsCommand, rulesCommand, siteCommand } from "./site.ts";
 import { suggestionsCommand } from "./suggestions.ts";
@@ -47,6 +48,7 @@ const list: Command[] = [
   accountsCommand,
   rulesCommand,
   domainsCommand,
+  relaysCommand,
   siteCommand,
   feedsCommand,
   mediaCommand,

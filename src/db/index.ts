@@ -17,6 +17,8 @@ export interface Connection {
   dialect: Dialect;
   /** How the connections are used now (for the metrics). */
   usage(): PoolUsage;
+  /** SQLite: the checkpoint thread's figures (CheckpointStat), when this connection looks after checkpoints. */
+  checkpointStats?: Float64Array | null;
   close(): Promise<void>;
 }
 
@@ -105,7 +107,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
   });
   const db = new Kysely<Database>({ dialect: new LockingSqliteDialect(database, writeLock) });
   const usage = () => ({ total: 1, idle: null, waiting: writersWaiting(writeLock) });
-  return { db, dialect: "sqlite", usage, close: () => db.destroy() };
+  return { db, dialect: "sqlite", usage, checkpointStats: database.checkpointStats, close: () => db.destroy() };
 }
 
 const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

@@ -1,13 +1,18 @@
 // Mastodon-style snowflake ids: milliseconds since the epoch shifted left 16 bits, plus 16 low bits.
 // The low bits are a 6-bit tag and a 10-bit sequence, so ids from one thread strictly increase.
 // The threads of a process take consecutive tags from one random base (web threads inherit it
-// through the environment), so that no two of them can make the same id; ids made by several
-// processes in the same millisecond rarely meet (a unique constraint catches the rest). Ids are
-// strings everywhere outside the database.
+// through the environment), so that no two of them can make the same id. Processes draw their
+// bases apart: two of 64, so of six processes (web and workers scaled out) two share a tag about
+// one time in five. The sequence starts at a random place in each millisecond, so that two
+// processes of one tag making ids in the same millisecond still rarely meet (a unique constraint
+// catches the rest); from 0, every first id of a millisecond was the other's too. Ids are strings
+// everywhere outside the database.
 import { threadId } from "node:worker_threads";
 
 const SEQUENCE_BITS = 10n;
 const SEQUENCE_MAX = (1 << 10) - 1;
+/** Where a millisecond's sequence may start: below this, leaving it room for at least as many ids. */
+const SEQUENCE_STARTS = 1 << 9;
 const TAGS = 64;
 const BASE_VARIABLE = "ROOKERY_ID_TAG_BASE";
 process.env[BASE_VARIABLE] ??= String(Math.floor(Math.random() * TAGS));
@@ -29,7 +34,7 @@ export function newId(): string {
       sequence += 1;
     }
   } else {
-    sequence = 0;
+    sequence = Math.floor(Math.random() * SEQUENCE_STARTS);
   }
   lastMs = ms;
   return ((BigInt(ms) << 16n) | processTag | BigInt(sequence)).toString();

@@ -1,14 +1,16 @@
 // Delivering one activity to one inbox: a POST signed (draft-cavage HTTP signature with a digest,
 // which every server checks) with the sending actor's RSA key, sent through src/net. A failure is
 // retried by the job queue with exponential backoff for about a day; a server that keeps failing
-// opens its circuit breaker, and deliveries to it then fail at once, without a request, until the
-// breaker lets one through again. A refusal (4xx other than 408 and 429) is final, as on Mastodon.
-// One process sends at most PER_SERVER deliveries to a server at once.
+// opens its circuit breaker (kept with the server's last contact in
+// src/services/federation/server_health.ts), and deliveries to it then fail at once, without a
+// request, until the breaker lets one through again. A refusal (4xx other than 408 and 429) is
+// final, as on Mastodon. One process sends at most PER_SERVER deliveries to a server at once.
 import { signRequest } from "@fedify/fedify";
 import { logger } from "../log.ts";
 import { FetchError } from "../net/fetch.ts";
 import { outgoing } from "../net/outgoing.ts";
 import type { Runtime } from "../runtime.ts";
+import { type Breaker, readBreaker, recordContact, writeBreaker } from "../services/federation/server_health.ts";
 import { actorKeyPairs } from "./keys.ts";
 
 declare module "../jobs/queue.ts" {
@@ -27,11 +29,6 @@ const BREAKER_THRESHOLD = 5;
 const BREAKER_MIN_MS = 60_000;
 const BREAKER_MAX_MS = 3600_000;
 const TIMEOUT_MS = 15_000;
-
-interface Breaker {
-  failures: number;
-  openUntil: number;
-}
 
 /** Deliveries to one server at once from one process, so that a busy queue does not flood it. */
 const PER_SERVER = 2;
@@ -57,26 +54,6 @@ function release(host: string): void {
   const next = queue?.shift();
   if (queue && queue.length === 0) waiting.delete(host);
   next?.();
-}
-
-const breakerKey = (host: string) => `federation:breaker:${host}`;
-
-async function readBreaker(rt: Runtime, host: string): Promise<Breaker | null> {
-  const row = await rt.db.selectFrom("kv").select("value").where("key", "=", breakerKey(host)).executeTakeFirst();
-  return (row?.value as Breaker | undefined) ?? null;
-}
-
-async function writeBreaker(rt: Runtime, host: string, breaker: Breaker | null): Promise<void> {
-  if (!breaker) {
-    await rt.db.deleteFrom("kv").where("key", "=", breakerKey(host)).execute();
-    return;
-  }
-  const value = JSON.stringify(breaker);
-  await rt.db
-    .insertInto("kv")
-    .values({ key: breakerKey(host), value, expires_at: null })
-    .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
-    .execute();
 }
 
 /** Why a delivery failed for now; the job queue tries again later. */
@@ -123,6 +100,7 @@ export async function deliver(rt: Runtime, job: { inbox: string; owner: string; 
   if (status >= 200 && status < 300) {
     rt.metrics?.delivery(host, "delivered");
     if (breaker) await writeBreaker(rt, host, null);
+    await recordContact(rt, host, "delivered");
     return;
   }
   if (status >= 400 && status < 500 && status !== 408 && status !== 429) {

@@ -1,6 +1,7 @@
 // Every job type and the function that runs it. Areas add their handlers here.
-import { deliver, distribute, runFedifyMessage, syncFeatured } from "../federation/load.ts";
+import { deliver, distribute, fetchReplies, runFedifyMessage, syncFeatured } from "../federation/load.ts";
 import type { Runtime } from "../runtime.ts";
+import { moveFollowers } from "../services/accounts/move_followers.ts";
 import { publishScheduledAnnouncement } from "../services/announcements/announcements.ts";
 import { fetchCardJob } from "../services/cards/fetch.ts";
 import { fanOut } from "../services/feeds/fanout.ts";
@@ -46,12 +47,14 @@ const handlers: Handlers = {
   "federation.distribute": distribute,
   "federation.deliver": deliver,
   "federation.featured": syncFeatured,
+  "federation.replies": fetchReplies,
   "accounts.purge": purgeAccount,
   "announcements.publish": publishScheduledAnnouncement,
   "cards.fetch": fetchCardJob,
   "imports.rows": runImportChunk,
   "imports.prune": pruneImport,
   "archives.build": buildArchive,
+  "accounts.move": moveFollowers,
 };
 
 /** Every job type with a handler (the run-twice test covers each of them). */

@@ -12,7 +12,7 @@ import type { MediaMeta, MediaType } from "../db/schema.ts";
 import { unprocessable } from "../domain/errors.ts";
 import { lazy } from "../lazy.ts";
 import { type Ffmpeg, type Probe, type ProbeStream, probe, transcode } from "./ffmpeg.ts";
-import { withImageSlot } from "./image_slots.ts";
+import { withFreeImageSlot, withImageSlot } from "./image_slots.ts";
 
 export interface OutputFile {
   data: Buffer;
@@ -43,7 +43,7 @@ export type Detected =
 
 const IMAGE_FORMATS = ["jpeg", "png", "webp", "gif", "heif"];
 /** Originals larger than this many pixels are scaled down (Mastodon's 3840×2160). */
-const ORIGINAL_PIXELS = 8_294_400;
+export const ORIGINAL_PIXELS = 8_294_400;
 const PREVIEW_SIZE = 640;
 /**
  * JPEG output without optimised Huffman tables: the same pixels in a file a few percent larger,
@@ -186,6 +186,14 @@ export function processImage(
     }
   }
   return withImageSlot(() => processImageNow(input, detected));
+}
+
+/** The same, if one of the process's image slots is free now; null, without processing it, if none is. */
+export function processImageIfFree(
+  input: Buffer,
+  detected: Extract<Detected, { kind: "image" }>,
+): Promise<ProcessedMedia> | null {
+  return withFreeImageSlot(() => processImageNow(input, detected));
 }
 
 async function previewOnly(

@@ -7,12 +7,13 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
 import { isMainThread, threadId } from "node:worker_threads";
 import type { Context } from "hono";
-import { sql } from "kysely";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import type { PoolUsage } from "../db/index.ts";
+import { CheckpointStat, takeWriteLockStats } from "../db/sqlite_writes.ts";
 import { routeOf } from "../http/route.ts";
 import type { Runtime } from "../runtime.ts";
 import { computedCacheStats } from "../services/cache.ts";
+import { type JobTypeHealth, jobQueueHealth } from "../services/operations/job_queue.ts";
 import { viewCacheStats } from "../services/view_caches.ts";
 import { openStreams } from "../streaming/hub.ts";
 import { computed, type MetricPoint, register } from "./custom.ts";
@@ -64,9 +65,12 @@ function inboxOutcome(status: number): string {
 
 const thread = isMainThread ? "main" : String(threadId);
 const seconds = (ms: number) => ms / 1000;
-const count = (v: unknown) => Number(v ?? 0);
 
-export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
+/**
+ * `checkpoints`: the figures of SQLite's checkpoint thread, when this thread's connection has one
+ * (CheckpointStat).
+ */
+export function createMetrics(rt: Runtime, usage: () => PoolUsage, checkpoints: Float64Array | null = null): Metrics {
   const registry = new Registry();
   const requests = new RequestHistogram();
   register(registry, requests);
@@ -135,6 +139,8 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
     );
   }
 
+  if (rt.dialect === "sqlite") sqliteMetrics(registry, checkpoints);
+
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   computed(
@@ -171,13 +177,17 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
     // The process's own: CPU, resident memory, file descriptors, garbage collection, the main thread's heap.
     collectDefaultMetrics({ register: registry });
     const jobs = jobGauges(rt);
-    const gauge = (name: string, help: string, key: keyof JobRow) =>
+    const gauge = (name: string, help: string, key: Exclude<keyof JobTypeHealth, "type">) =>
       computed(registry, name, help, "gauge", async () =>
-        (await jobs()).map((row) => ({ labels: { type: row.type }, value: count(row[key]) })),
+        (await jobs()).map((row) => ({ labels: { type: row.type }, value: row[key] })),
       );
     gauge("rookery_jobs_waiting", "Jobs waiting, by type (due now or later)", "waiting");
     gauge("rookery_jobs_due", "Jobs due now and not yet done, by type", "due");
-    gauge("rookery_jobs_oldest_due_seconds", "How long the longest-waiting due job of each type has waited", "oldest");
+    gauge(
+      "rookery_jobs_oldest_due_seconds",
+      "How long the longest-waiting due job of each type has waited",
+      "oldestDueSeconds",
+    );
     gauge("rookery_jobs_retrying", "Waiting jobs that failed before and will be tried again, by type", "retrying");
     gauge("rookery_jobs_dead", "Jobs that used up their attempts, kept for inspection, by type", "dead");
   }
@@ -210,40 +220,94 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
   };
 }
 
+/**
+ * SQLite's writers: each thread's waits for the process's write lock and its longest hold, and the
+ * checkpoints, which keep writers out while they restart the log: what to look at when requests that
+ * write (or share a thread with jobs that do) slow down.
+ */
+function sqliteMetrics(registry: Registry, checkpoints: Float64Array | null): void {
+  let lock = takeWriteLockStats();
+  const read = () => {
+    lock = takeWriteLockStats();
+    return lock;
+  };
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_waits_total",
+    "Writes that waited for another's, by thread",
+    "counter",
+    () => [{ labels: { thread }, value: read().waits }],
+  );
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_wait_seconds_total",
+    "Time writes waited for the write lock, by thread",
+    "counter",
+    () => [{ labels: { thread }, value: seconds(lock.waitedMs) }],
+  );
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_longest_seconds",
+    "The longest wait for the write lock and the longest hold of it since the last scrape, by thread",
+    "gauge",
+    () => [
+      { labels: { thread, what: "wait" }, value: seconds(lock.longestWaitMs) },
+      { labels: { thread, what: "hold" }, value: seconds(lock.longestHoldMs) },
+    ],
+    "max",
+  );
+  if (!checkpoints) return;
+  const c = checkpoints;
+  const modes = [
+    ["passive", CheckpointStat.Passives, CheckpointStat.PassiveMs, CheckpointStat.LongestPassiveMs],
+    ["restart", CheckpointStat.Restarts, CheckpointStat.RestartMs, CheckpointStat.LongestRestartMs],
+  ] as const;
+  computed(registry, "rookery_sqlite_checkpoints_total", "WAL checkpoints, by mode", "counter", () =>
+    modes.map(([mode, n]) => ({ labels: { mode }, value: c[n]! })),
+  );
+  computed(
+    registry,
+    "rookery_sqlite_checkpoint_seconds_total",
+    "Time spent in WAL checkpoints, by mode",
+    "counter",
+    () => modes.map(([mode, , ms]) => ({ labels: { mode }, value: seconds(c[ms]!) })),
+  );
+  computed(
+    registry,
+    "rookery_sqlite_checkpoint_longest_seconds",
+    "The longest checkpoint of each mode since the last scrape, and the longest wait for the writer before a restart",
+    "gauge",
+    () => {
+      const points: MetricPoint[] = modes.map(([mode, , , longest]) => ({
+        labels: { mode },
+        value: seconds(c[longest]!),
+      }));
+      points.push({ labels: { mode: "restart_wait" }, value: seconds(c[CheckpointStat.LongestRestartWaitMs]!) });
+      for (const i of [
+        CheckpointStat.LongestPassiveMs,
+        CheckpointStat.LongestRestartMs,
+        CheckpointStat.LongestRestartWaitMs,
+      ])
+        c[i] = 0;
+      return points;
+    },
+  );
+  computed(registry, "rookery_sqlite_log_bytes", "The WAL's length at the last checkpoint", "gauge", () => [
+    { labels: {}, value: c[CheckpointStat.LogPages]! * 4096 },
+  ]);
+}
+
 function forgetQuieterHalf(deliveries: Map<string, number[]>): void {
   const totals = [...deliveries].map(([host, counts]) => [host, counts.reduce((a, b) => a + b, 0)] as const);
   totals.sort((a, b) => a[1] - b[1]);
   for (const [host] of totals.slice(0, totals.length / 2)) deliveries.delete(host);
 }
 
-interface JobRow {
-  type: string;
-  waiting: unknown;
-  due: unknown;
-  oldest: unknown;
-  retrying: unknown;
-  dead: unknown;
-}
-
-/** The job table's counts by type, read once per scrape by every gauge that shows them. */
-function jobGauges(rt: Runtime): () => Promise<JobRow[]> {
-  let pending: Promise<JobRow[]> | null = null;
+/** The job queue's counts by type, read once per scrape by every gauge that shows them. */
+function jobGauges(rt: Runtime): () => Promise<JobTypeHealth[]> {
+  let pending: Promise<JobTypeHealth[]> | null = null;
   return () => {
-    pending ??= (async () => {
-      const now = new Date();
-      const { rows } = await sql<Omit<JobRow, "oldest"> & { oldest: string | Date | null }>`
-        select type,
-          sum(case when failed_at is null then 1 else 0 end) as waiting,
-          sum(case when failed_at is null and run_at <= ${now} then 1 else 0 end) as due,
-          min(case when failed_at is null and run_at <= ${now} then run_at end) as oldest,
-          sum(case when failed_at is null and attempts > 0 then 1 else 0 end) as retrying,
-          sum(case when failed_at is not null then 1 else 0 end) as dead
-        from jobs group by type order by type`.execute(rt.db);
-      return rows.map((row) => ({
-        ...row,
-        oldest: row.oldest === null ? 0 : Math.max(0, seconds(now.getTime() - new Date(row.oldest).getTime())),
-      }));
-    })().finally(() => {
+    pending ??= jobQueueHealth(rt).finally(() => {
       // Read again at the next scrape (the gauges of one scrape start together).
       setImmediate(() => {
         pending = null;

@@ -1,15 +1,18 @@
 // Invite links (Mastodon's invites): members whose role has `invite_users` make them, with a number
-// of uses and an expiry from Mastodon's choices. A sign-up through a valid one is allowed even when
+// of uses and an expiry from Mastodon's choices; staff who manage invites see and end everyone's. A sign-up through a valid one is allowed even when
 // sign-ups are closed, and approved at once (unless its address or email domain needs approval).
 // Using one counts in the sign-up's transaction, and only while it is valid, so that two sign-ups
 // racing for its last use do not both get it.
 import { randomBytes } from "node:crypto";
 import type { Db } from "../../db/index.ts";
+import { type Page, paginate } from "../../db/paginate.ts";
 import { ApiError, fieldError, forbidden, notFound, validationFailed } from "../../domain/errors.ts";
-import { newId } from "../../domain/ids.ts";
+import { isId, newId } from "../../domain/ids.ts";
 import { can } from "../../domain/roles.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { SessionUser } from "../auth/sessions.ts";
+import { logAction } from "../moderation/audit_log.ts";
+import { requirePermission, type Staff } from "../moderation/staff.ts";
 
 /** Mastodon's choices: how many sign-ups an invite allows (null: any), and for how long (seconds). */
 export const INVITE_USES = [null, 1, 5, 10, 25, 50, 100] as const;
@@ -73,6 +76,49 @@ export async function expireInvite(rt: Runtime, user: SessionUser, id: string): 
     .where("user_id", "=", user.id)
     .executeTakeFirst();
   if (Number(ended.numUpdatedRows) === 0) throw notFound();
+}
+
+/** Every member's invites, for staff who manage them (Mastodon's admin invites), newest first. */
+export async function listAllInvites(rt: Runtime, actor: Staff, filter: { expired: boolean }, page: Page) {
+  requirePermission(actor, "manageInvites");
+  const now = new Date();
+  const query = rt.db
+    .selectFrom("invites as i")
+    .innerJoin("users as u", "u.id", "i.user_id")
+    .innerJoin("accounts as a", "a.id", "u.account_id")
+    .select([
+      "i.id",
+      "i.code",
+      "i.max_uses",
+      "i.uses",
+      "i.expires_at",
+      "i.created_at",
+      "a.id as account_id",
+      "a.username",
+    ])
+    .where((eb) => {
+      const usable = eb.and([
+        eb.or([eb("i.max_uses", "is", null), eb("i.uses", "<", eb.ref("i.max_uses"))]),
+        eb.or([eb("i.expires_at", "is", null), eb("i.expires_at", ">", now)]),
+      ]);
+      return filter.expired ? eb.not(usable) : usable;
+    });
+  return paginate(query, "i.id", page);
+}
+
+/** Ends any member's invite now (Mastodon's "Deactivate"); the audit log keeps who did. */
+export async function deactivateInvite(rt: Runtime, actor: Staff, id: string): Promise<void> {
+  requirePermission(actor, "manageInvites");
+  const ended = isId(id)
+    ? await rt.db
+        .updateTable("invites")
+        .set({ expires_at: new Date() })
+        .where("id", "=", id)
+        .returning(["id", "code"])
+        .executeTakeFirst()
+    : undefined;
+  if (!ended) throw notFound();
+  await logAction(rt.db, actor, { action: "expire", targetType: "Invite", targetId: id, identifier: ended.code });
 }
 
 /** Whether an invite can still be used. */

@@ -1,17 +1,20 @@
-// Announcements: operators publish, schedule and remove them (`rookery announcements`); signed-in
-// people see the ones in effect, dismiss them (marking them read) and react with emojis, as on
-// Mastodon. An announcement shows from `published_at` until `ends_at` (when it has one).
+// Announcements: operators publish, schedule, edit, unpublish and remove them (`rookery
+// announcements`, and staff in the web admin, whose changes the audit log keeps); signed-in people
+// see the ones in effect, dismiss them (marking them read) and react with emojis, as on Mastodon.
+// A published announcement shows from `published_at` until `ends_at` (when it has one).
 
 import type { Selectable } from "kysely";
 import { sql } from "kysely";
 import type { AnnouncementsTable } from "../../db/schema.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
-import { newId } from "../../domain/ids.ts";
+import { isId, newId } from "../../domain/ids.ts";
 import { extractMentions, renderPlainText } from "../../domain/text/index.ts";
 import { urls } from "../../domain/urls.ts";
 import type { Runtime } from "../../runtime.ts";
 import { publishEvent } from "../../streaming/events.ts";
 import { type CustomEmoji, emojisIn, localEmojis } from "../emojis/custom_emojis.ts";
+import { logAction } from "../moderation/audit_log.ts";
+import { requirePermission, type Staff } from "../moderation/staff.ts";
 import { resolveMentions } from "../statuses/mentions.ts";
 
 declare module "../../jobs/queue.ts" {
@@ -47,7 +50,8 @@ export interface NewAnnouncement {
   publishAt?: Date | null;
 }
 
-export async function addAnnouncement(rt: Runtime, a: NewAnnouncement): Promise<Announcement> {
+/** The text as shown (with the accounts it mentions and the public statuses it links), after the checks. */
+async function rendered(rt: Runtime, a: NewAnnouncement) {
   const text = a.text.trim();
   if (text === "") throw unprocessable("Validation failed: Text can't be blank");
   if (a.startsAt && a.endsAt && a.endsAt < a.startsAt)
@@ -67,9 +71,7 @@ export async function addAnnouncement(rt: Runtime, a: NewAnnouncement): Promise<
           .where("deleted_at", "is", null)
           .where("reblog_of_id", "is", null)
           .execute();
-  const now = new Date();
-  const row: Announcement = {
-    id: newId(),
+  return {
     text,
     content: renderPlainText(text, { mentions, tagUrl: u.tagUrl, localDomain: rt.config.localDomain }),
     mentions: [...mentions.values()].map((m) => ({ id: m.id, username: m.username, url: m.url, acct: m.acct })),
@@ -77,6 +79,33 @@ export async function addAnnouncement(rt: Runtime, a: NewAnnouncement): Promise<
     starts_at: a.startsAt ?? null,
     ends_at: a.endsAt ?? null,
     all_day: a.allDay ?? false,
+  };
+}
+
+/** Streaming tells everyone of a published announcement now, or once its time comes. */
+async function announce(rt: Runtime, row: Pick<Announcement, "id" | "published_at">): Promise<void> {
+  if (row.published_at <= new Date()) await publishEvent(rt, "announcements.published", { id: row.id });
+  else await rt.queue.enqueue("announcements.publish", { id: row.id }, { runAt: row.published_at });
+}
+
+/** Staff acting through the web admin, whose changes the audit log keeps; none for the command line. */
+function audit(rt: Runtime, actor: Staff | undefined, action: string, row: Pick<Announcement, "id" | "text">) {
+  if (!actor) return;
+  return logAction(rt.db, actor, {
+    action,
+    targetType: "Announcement",
+    targetId: row.id,
+    identifier: row.text.length > 40 ? `${row.text.slice(0, 40)}…` : row.text,
+  });
+}
+
+export async function addAnnouncement(rt: Runtime, a: NewAnnouncement, actor?: Staff): Promise<Announcement> {
+  if (actor) requirePermission(actor, "manageAnnouncements");
+  const now = new Date();
+  const row: Announcement = {
+    id: newId(),
+    ...(await rendered(rt, a)),
+    published: true,
     published_at: a.publishAt ?? now,
     created_at: now,
     updated_at: now,
@@ -85,9 +114,75 @@ export async function addAnnouncement(rt: Runtime, a: NewAnnouncement): Promise<
     .insertInto("announcements")
     .values({ ...row, mentions: JSON.stringify(row.mentions), statuses: JSON.stringify(row.statuses) })
     .execute();
-  if (row.published_at <= now) await publishEvent(rt, "announcements.published", { id: row.id });
-  else await rt.queue.enqueue("announcements.publish", { id: row.id }, { runAt: row.published_at });
+  await audit(rt, actor, "create", row);
+  await announce(rt, row);
   return row;
+}
+
+/** One announcement, for operators, whatever its state. */
+export async function getAnnouncement(rt: Runtime, id: string, actor?: Staff): Promise<Announcement> {
+  if (actor) requirePermission(actor, "manageAnnouncements");
+  const row = isId(id)
+    ? await rt.db.selectFrom("announcements").selectAll().where("id", "=", id).executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound();
+  return row;
+}
+
+/** Changes an announcement's text and times; people see the change at once if it is in effect. */
+export async function updateAnnouncement(
+  rt: Runtime,
+  id: string,
+  a: NewAnnouncement,
+  actor?: Staff,
+): Promise<Announcement> {
+  const old = await getAnnouncement(rt, id, actor);
+  const changed = await rendered(rt, a);
+  const row: Announcement = {
+    ...old,
+    ...changed,
+    published_at: a.publishAt ?? old.published_at,
+    updated_at: new Date(),
+  };
+  await rt.db
+    .updateTable("announcements")
+    .set({
+      ...changed,
+      mentions: JSON.stringify(row.mentions),
+      statuses: JSON.stringify(row.statuses),
+      published_at: row.published_at,
+      updated_at: row.updated_at,
+    })
+    .where("id", "=", id)
+    .execute();
+  await audit(rt, actor, "update", row);
+  if (row.published) await announce(rt, row);
+  return row;
+}
+
+/** Publishes an announcement now (again, after it was unpublished, or before its scheduled time). */
+export async function publishAnnouncement(rt: Runtime, id: string, actor?: Staff): Promise<void> {
+  const row = await getAnnouncement(rt, id, actor);
+  const now = new Date();
+  await rt.db
+    .updateTable("announcements")
+    .set({ published: true, published_at: now, updated_at: now })
+    .where("id", "=", id)
+    .execute();
+  await audit(rt, actor, "publish", row);
+  await publishEvent(rt, "announcements.published", { id });
+}
+
+/** Takes an announcement out of everyone's sight, keeping it to publish again. */
+export async function unpublishAnnouncement(rt: Runtime, id: string, actor?: Staff): Promise<void> {
+  const row = await getAnnouncement(rt, id, actor);
+  await rt.db
+    .updateTable("announcements")
+    .set({ published: false, updated_at: new Date() })
+    .where("id", "=", id)
+    .execute();
+  await audit(rt, actor, "unpublish", row);
+  await publishEvent(rt, "announcements.removed", { id });
 }
 
 /** Job: a scheduled announcement's time came; streaming tells everyone, unless it was removed. */
@@ -96,6 +191,7 @@ export async function publishScheduledAnnouncement(rt: Runtime, { id }: { id: st
     .selectFrom("announcements")
     .select("id")
     .where("id", "=", id)
+    .where("published", "=", true)
     .where("published_at", "<=", new Date())
     .executeTakeFirst();
   if (row) await publishEvent(rt, "announcements.published", { id });
@@ -113,13 +209,18 @@ export async function reactionCount(rt: Runtime, id: string, name: string): Prom
 }
 
 /** Every announcement, for operators: scheduled and ended ones too. */
-export function allAnnouncements(rt: Runtime): Promise<Announcement[]> {
+export function allAnnouncements(rt: Runtime, actor?: Staff): Promise<Announcement[]> {
+  if (actor) requirePermission(actor, "manageAnnouncements");
   return rt.db.selectFrom("announcements").selectAll().orderBy("id").execute();
 }
 
-export async function removeAnnouncement(rt: Runtime, id: string): Promise<void> {
-  const gone = await rt.db.deleteFrom("announcements").where("id", "=", id).returning("id").executeTakeFirst();
+export async function removeAnnouncement(rt: Runtime, id: string, actor?: Staff): Promise<void> {
+  if (actor) requirePermission(actor, "manageAnnouncements");
+  const gone = isId(id)
+    ? await rt.db.deleteFrom("announcements").where("id", "=", id).returning(["id", "text"]).executeTakeFirst()
+    : undefined;
   if (!gone) throw notFound();
+  await audit(rt, actor, "destroy", gone);
   await publishEvent(rt, "announcements.removed", { id });
 }
 
@@ -127,6 +228,7 @@ function inEffect(rt: Runtime, now: Date) {
   return rt.db
     .selectFrom("announcements")
     .selectAll()
+    .where("published", "=", true)
     .where("published_at", "<=", now)
     .where((eb) => eb.or([eb("ends_at", "is", null), eb("ends_at", ">", now)]));
 }

@@ -27,7 +27,9 @@ export type TargetType =
   | "Rule"
   | "TermsOfService"
   | "PreviewCard"
-  | "PreviewCardProvider";
+  | "PreviewCardProvider"
+  | "Announcement"
+  | "Invite";
 
 export interface AuditRecord {
   /** Mastodon's action names: suspend, unsuspend, silence, create, destroy, approve, resolve… */

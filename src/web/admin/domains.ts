@@ -55,7 +55,7 @@ ${
 <h2>${t.block}</h2>
 <form method="post" action="${BLOCKS}">${formToken(staff)}
   <label for="domain">${t.domain}</label>
-  <input id="domain" name="domain" type="text" required placeholder="example.com">
+  <input id="domain" name="domain" type="text" required placeholder="example.com" value="${text(staff.params.domain)}">
   <label for="severity">${t.severity}</label>
   <select id="severity" name="severity">${SEVERITIES.map((s) => html`<option value="${s}"${s === "silence" ? " selected" : ""}>${t.severities[s]}</option>`)}</select>
   <p><label><input type="checkbox" name="reject_media" value="1"> ${t.rejectMedia}</label></p>

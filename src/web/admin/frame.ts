@@ -9,11 +9,16 @@ import type { AdminMessages } from "../locales/admin/en.ts";
 
 /** The sections of the web admin, in the order of the menu, with the permission each needs. */
 export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permission: Permission }[] = [
+  { key: "dashboard", path: "/admin/dashboard", permission: "viewDashboard" },
   { key: "reports", path: "/admin/reports", permission: "manageReports" },
   { key: "accounts", path: "/admin/accounts", permission: "manageUsers" },
+  { key: "invites", path: "/admin/invites", permission: "manageInvites" },
   { key: "domains", path: "/admin/domain_blocks", permission: "manageFederation" },
+  { key: "relays", path: "/admin/relays", permission: "manageFederation" },
+  { key: "instances", path: "/admin/instances", permission: "manageFederation" },
   { key: "blocks", path: "/admin/ip_blocks", permission: "manageBlocks" },
   { key: "settings", path: "/admin/settings", permission: "manageSettings" },
+  { key: "announcements", path: "/admin/announcements", permission: "manageAnnouncements" },
   { key: "roles", path: "/admin/roles", permission: "manageRoles" },
   { key: "auditLog", path: "/admin/audit_log", permission: "viewAuditLog" },
 ];

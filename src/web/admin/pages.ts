@@ -1,13 +1,18 @@
 // The web admin under /admin: every section's pages, and /admin itself, which opens the first
-// section the visitor's role may use.
+// section the visitor's role may use (the dashboard, for roles that may view it).
 import { can } from "../../domain/roles.ts";
 import { router } from "../../http/hono.ts";
 import { accountPages } from "./accounts.ts";
+import { announcementPages } from "./announcements.ts";
 import { auditLogPages } from "./audit_log.ts";
 import { blockPages } from "./blocks.ts";
+import { dashboardPages } from "./dashboard.ts";
 import { domainPages } from "./domains.ts";
 import { SECTIONS } from "./frame.ts";
 import { adminRoute } from "./guard.ts";
+import { instancePages } from "./instances.ts";
+import { invitePages } from "./invites.ts";
+import { relayPages } from "./relays.ts";
 import { reportPages } from "./reports.ts";
 import { rolePages } from "./roles.ts";
 import { settingsPages } from "./settings.ts";
@@ -26,7 +31,12 @@ adminPages.get(
 adminPages.route("/", reportPages);
 adminPages.route("/", accountPages);
 adminPages.route("/", domainPages);
+adminPages.route("/", relayPages);
 adminPages.route("/", blockPages);
 adminPages.route("/", settingsPages);
 adminPages.route("/", rolePages);
 adminPages.route("/", auditLogPages);
+adminPages.route("/", dashboardPages);
+adminPages.route("/", instancePages);
+adminPages.route("/", announcementPages);
+adminPages.route("/", invitePages);
