@@ -161,7 +161,7 @@ async function runWebThread({ config, options, port, imageSlots, jobs }: ThreadD
   releaseStartupMemory();
   const { server } = await listenHttp(rt, port, true);
   if (jobs) {
-    limitJobs(rt.queue);
+    limitJobs(rt.queue, "web");
     await rt.queue.start(dispatcher(rt));
   }
   parentPort!.on("message", async (message: "stop" | { metrics: MessagePort }) => {

@@ -232,6 +232,26 @@ const cases: Record<JobType, () => Promise<void>> = {
     // The worker schedules the first cleanup when it starts; this one is off.
     await server.rt.queue.enqueue("media.cleanup", {});
   },
+  async "media.cache"() {
+    // An account of the peer with an avatar, seen here for the first time, has it copied here.
+    const painter = await peer.user("painter");
+    const avatar = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#3a6" } })
+      .png()
+      .toBuffer();
+    const form = new FormData();
+    form.append("avatar", new Blob([new Uint8Array(avatar)], { type: "image/png" }), "avatar.png");
+    const res = await peer.patch("/api/v1/accounts/update_credentials", { token: painter.token, multipart: form });
+    assert.equal(res.status, 200, res.text);
+    const found = await server.get("/api/v1/accounts/lookup", {
+      token: writer.token,
+      query: { acct: `${painter.username}@${new URL(peer.url).host}` },
+    });
+    assert.equal(found.status, 200, found.text);
+  },
+  async "media.expire_cache"() {
+    // The worker schedules the first run when it starts (with a retention period set); this one is off.
+    await server.rt.queue.enqueue("media.expire_cache", {});
+  },
   async "accounts.purge"() {
     const doomed = await server.user("doomed");
     const admin = await server.user("purger", { role: "admin", scopes: ["admin:write"] });

@@ -17,6 +17,7 @@ import { oauthPages } from "../web/oauth.ts";
 import { publicFeeds } from "../web/public_pages/feeds.ts";
 import { publicPages } from "../web/public_pages/routes.ts";
 import { health } from "./health.ts";
+import { mediaProxy } from "./media_proxy.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { oembedApi } from "./oembed.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
@@ -136,6 +137,7 @@ export const routers: Hono<AppEnv>[] = [
   notificationsV2,
   media,
   mediaV2,
+  mediaProxy,
   push,
   searchApi,
   directoryApi,

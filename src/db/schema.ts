@@ -694,6 +694,9 @@ export interface RemoteEmojisTable {
   image_url: string;
   /** Staff disabled it (migration 0088): shown as its shortcode. */
   disabled: Default<boolean>;
+  /** Its copy in this server's storage, and the still of its first frame, once fetched. */
+  image_file: string | null;
+  static_file: string | null;
   updated_at: Date;
   created_at: Date;
 }
@@ -973,9 +976,17 @@ export interface MediaAttachmentsTable {
   description: string | null;
   blurhash: string | null;
   remote_url: string | null;
+  /**
+   * Where a remote attachment is in this server's cache (migration 0082): "pending" (a job fetches
+   * it), "cached" (its files are ours), "failed" (refused: shown by its remote URL), "lazy" (not
+   * kept, or dropped by retention: fetched when first asked for). Null for local media.
+   */
+  remote_state: RemoteMediaState | null;
   created_at: Date;
   updated_at: Date;
 }
+
+export type RemoteMediaState = "pending" | "cached" | "failed" | "lazy";
 
 export type PushPolicy = "all" | "followed" | "follower" | "none";
 

@@ -18,6 +18,8 @@ import { htmlToPlainText, sanitizeRemoteHtml } from "../domain/text/index.ts";
 import { outgoing } from "../net/outgoing.ts";
 import type { Runtime } from "../runtime.ts";
 import { accountRow, insertAccount } from "../services/accounts/account_row.ts";
+import { removeProfileImageFiles } from "../services/accounts/profile.ts";
+import { profileImagesAfter } from "../services/media/remote_cache.ts";
 import { publishEvent } from "../streaming/events.ts";
 import { INSTANCE_ACTOR } from "./actor.ts";
 import { keepEmojisOf } from "./emojis.ts";
@@ -143,13 +145,20 @@ export async function storeActor(
     fetched_at: new Date(),
   };
   await keepEmojisOf(rt, domain, actor);
-  const existing = await rt.db.selectFrom("accounts").select("id").where("uri", "=", uri).executeTakeFirst();
+  const existing = await rt.db
+    .selectFrom("accounts")
+    .select(["id", "avatar_remote_url", "avatar_file", "header_remote_url", "header_file"])
+    .where("uri", "=", uri)
+    .executeTakeFirst();
   if (existing) {
+    const images = profileImagesAfter(existing, columns);
     await rt.db
       .updateTable("accounts")
-      .set({ ...columns, updated_at: new Date() })
+      .set({ ...columns, ...images.columns, updated_at: new Date() })
       .where("id", "=", existing.id)
       .execute();
+    await removeProfileImageFiles(rt, images.replaced);
+    if (images.fetch) await rt.queue.enqueue("media.cache", { accountId: existing.id }, { unique: true });
     if (o.followMove !== false) await keepMovedTo(rt, existing.id, await movedToOf(rt, ctx, uri, actor));
     await publishEvent(rt, "account.changed", { id: existing.id });
     return existing.id;
@@ -158,8 +167,11 @@ export async function storeActor(
   try {
     const id = await rt.db.transaction().execute(async (trx) => {
       const id = await insertAccount(trx, row);
-      // Seen for the first time: its pinned posts are read by a job.
+      // Seen for the first time: its pinned posts are read by a job, its images copied by another.
       if (columns.featured_url) await rt.queue.enqueue("federation.featured", { accountId: id }, {}, trx);
+      if (columns.avatar_remote_url || columns.header_remote_url) {
+        await rt.queue.enqueue("media.cache", { accountId: id }, {}, trx);
+      }
       return id;
     });
     if (o.followMove !== false) await keepMovedTo(rt, id, await movedToOf(rt, ctx, uri, actor));

@@ -8,6 +8,8 @@ import { fanOut } from "../services/feeds/fanout.ts";
 import { mergeAuthor, rebuildFeeds, removeStatuses, trimFeeds, unmergeAuthor } from "../services/feeds/maintenance.ts";
 import { deliverMail } from "../services/mail.ts";
 import { cleanupMedia } from "../services/media/cleanup.ts";
+import { cacheMediaJob } from "../services/media/remote_cache.ts";
+import { expireCachedMedia } from "../services/media/remote_retention.ts";
 import { processPendingMedia } from "../services/media/upload.ts";
 import { purgeAccount } from "../services/moderation/account_purge.ts";
 import { streamNotification } from "../services/notifications/create.ts";
@@ -44,6 +46,8 @@ const handlers: Handlers = {
   "statuses.publish_scheduled": publishScheduled,
   "media.process": processPendingMedia,
   "media.cleanup": cleanupMedia,
+  "media.cache": cacheMediaJob,
+  "media.expire_cache": expireCachedMedia,
   "push.deliver": deliverPush,
   "notifications.stream": streamNotification,
   "federation.fedify": runFedifyMessage,
@@ -74,10 +78,13 @@ export function dispatcher(rt: Runtime): Dispatch {
 
 /**
  * Caps the jobs that wait on other servers, which may take their whole deadline each: a link's page
- * (at most two at once), and together with deliveries and Web Push, all slots but one. However many
- * servers hang, a local job (fan-out, notifications) always finds a slot.
+ * (at most two at once), other servers' media (three, in the main thread only, where one limit of
+ * downloads per host holds for the whole process: src/media/downloads.ts), and together with
+ * deliveries and Web Push, all slots but one. However many servers hang, a local job (fan-out,
+ * notifications) always finds a slot.
  */
-export function limitJobs(queue: Queue): void {
+export function limitJobs(queue: Queue, thread: "main" | "web"): void {
   queue.limit(["cards.fetch"], 2);
-  queue.limit(["cards.fetch", "federation.deliver", "push.deliver"], JOB_CONCURRENCY - 1);
+  queue.limit(["media.cache"], thread === "main" ? 3 : 0);
+  queue.limit(["cards.fetch", "media.cache", "federation.deliver", "push.deliver"], JOB_CONCURRENCY - 1);
 }

@@ -68,13 +68,13 @@ export function parseFocus(focus: string | undefined): { x: number; y: number } 
   return { x: x!, y: y! };
 }
 
-interface Judged {
+export interface Judged {
   type: MediaType;
   detected: Detected;
 }
 
 /** What the upload is, by its bytes, within the limits for its kind. */
-async function judge(config: Config, bytes: Buffer): Promise<Judged> {
+export async function judge(config: Config, bytes: Buffer): Promise<Judged> {
   const l = config.limits;
   const image = await detectImage(bytes);
   if (image) {
@@ -101,11 +101,18 @@ async function judge(config: Config, bytes: Buffer): Promise<Judged> {
   return { type: av.kind, detected: av };
 }
 
-async function processBytes(rt: Runtime, type: MediaType, bytes: Buffer, detected?: Detected): Promise<ProcessedMedia> {
+/** Processes judged bytes; `asReceived` keeps an original that needs no change (processImage). */
+export async function processBytes(
+  rt: Runtime,
+  type: MediaType,
+  bytes: Buffer,
+  detected?: Detected,
+  options: { asReceived?: boolean } = {},
+): Promise<ProcessedMedia> {
   if (type === "image") {
     const image = detected?.kind === "image" ? detected : await detectImage(bytes);
     if (!image) throw invalidFile();
-    return processImage(bytes, image);
+    return processImage(bytes, image, options);
   }
   const ffmpeg = findFfmpeg(rt.config);
   if (!ffmpeg) throw unprocessable("Validation failed: Video and audio cannot be processed on this server (no ffmpeg)");
@@ -125,12 +132,13 @@ function processedAtOnce(type: MediaType, bytes: Buffer, detected: Detected): Pr
 }
 
 /** Stores what processing made under the row's random folder; returns the columns that name it. */
-async function storeProcessed(rt: Runtime, folder: string, p: ProcessedMedia, keepPreview: boolean) {
+export async function storeProcessed(rt: Runtime, folder: string, p: ProcessedMedia, keepPreview: boolean) {
   const storage = mediaStorage(rt.config);
   const fileKey = `media_attachments/${folder}/original.${p.file.extension}`;
   await storage.put(fileKey, p.file.data, p.file.contentType);
   let previewKey: string | null = null;
-  if (p.preview && !keepPreview) {
+  if (p.preview === p.file) previewKey = fileKey;
+  else if (p.preview && !keepPreview) {
     previewKey = `media_attachments/${folder}/small.${p.preview.extension}`;
     await storage.put(previewKey, p.preview.data, p.preview.contentType);
   }
