@@ -102,7 +102,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   if (withSecret.metrics) {
     // Loaded only when asked for: prom-client stays out of a server without metrics.
     const { createMetrics } = await import("./metrics/metrics.ts");
-    rt.metrics = createMetrics(rt, connection.usage, connection.checkpointStats ?? null);
+    rt.metrics = createMetrics(rt, connection);
     queue.onFailure = rt.metrics.jobFailed;
   }
   if (withSecret.tracing) {

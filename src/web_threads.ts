@@ -12,7 +12,7 @@ import type { Config } from "./config.ts";
 import { releaseWritesOf } from "./db/sqlite_writes.ts";
 import { useIdTagPlace } from "./domain/ids.ts";
 import { closeHttp, listenHttp } from "./http_server.ts";
-import { dispatcher } from "./jobs/handlers.ts";
+import { dispatcher, limitJobs } from "./jobs/handlers.ts";
 import { JOB_CONCURRENCY } from "./jobs/queue.ts";
 import { configureLogging, logger } from "./log.ts";
 import { type ImageSlots, imageSlotsFor, releaseImageSlots, useImageSlots } from "./media/image_slots.ts";
@@ -169,7 +169,10 @@ async function runWebThread({ config, options, port, imageSlots, jobs, place }: 
   // Before listening, so that no request waits for the collection.
   releaseStartupMemory();
   const { server } = await listenHttp(rt, port, true);
-  if (jobs) await rt.queue.start(dispatcher(rt));
+  if (jobs) {
+    limitJobs(rt.queue);
+    await rt.queue.start(dispatcher(rt));
+  }
   parentPort!.on("message", async (message: "stop" | { metrics: MessagePort }) => {
     if (message !== "stop") {
       message.metrics.postMessage(rt.metrics ? await rt.metrics.registry.getMetricsAsJSON() : []);

@@ -71,7 +71,9 @@ export interface TestServer {
   delete<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** A confirmed, approved local user with a `read write follow push` token (made without HTTP). */
   user(username: string, options?: UserOptions): Promise<TestUser>;
-  /** Waits until the job queue has nothing due and nothing running. */
+  /** Whether this server runs the job worker (see ServerOptions). */
+  worker: boolean;
+  /** Waits until the job queue has nothing due and nothing running; rejects when jobs are due and no worker runs. */
   settle(): Promise<void>;
   /** Stops the runtime (database, worker, caches) and starts a new one on the same database, as a restart would. */
   restart(): Promise<void>;
@@ -174,6 +176,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     },
     schema,
     url,
+    worker: options.worker !== false,
     request,
     get: (p, o) => request("GET", p, o),
     post: (p, o) => request("POST", p, o),

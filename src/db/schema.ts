@@ -692,6 +692,8 @@ export interface RemoteEmojisTable {
   uri: string | null;
   /** The image, on the other server. */
   image_url: string;
+  /** Staff disabled it (migration 0088): shown as its shortcode. */
+  disabled: Default<boolean>;
   updated_at: Date;
   created_at: Date;
 }

@@ -220,7 +220,7 @@ async function onUpdate(ctx: Ctx, activity: Update): Promise<void> {
   if (isActor(object)) {
     if (object.id?.href === activity.actorId?.href) await storeActor(rt, object, ctx);
   } else if (isStatusObject(object)) {
-    await updateStatus(rt, object, actorId);
+    await updateStatus(rt, ctx, object, actorId);
   }
 }
 

@@ -17,7 +17,14 @@ import { publishScheduled } from "../services/statuses/scheduled.ts";
 import { notifyBoosters, notifyMentioned, notifySubscribers } from "../services/statuses/side_effects.ts";
 import { buildArchive } from "./archive.ts";
 import { deliverPush } from "./push.ts";
-import type { Dispatch, JobContext, JobPayloads, JobType } from "./queue.ts";
+import {
+  type Dispatch,
+  JOB_CONCURRENCY,
+  type JobContext,
+  type JobPayloads,
+  type JobType,
+  type Queue,
+} from "./queue.ts";
 
 type Handler<P> = (rt: Runtime, payload: P, job: JobContext) => Promise<void>;
 type Handlers = { [T in JobType]: Handler<JobPayloads[T]> };
@@ -63,4 +70,14 @@ export function dispatcher(rt: Runtime): Dispatch {
     if (rt.tracing) await rt.tracing.job(type, job.id, () => handler(rt, payload, job));
     else await handler(rt, payload, job);
   };
+}
+
+/**
+ * Caps the jobs that wait on other servers, which may take their whole deadline each: a link's page
+ * (at most two at once), and together with deliveries and Web Push, all slots but one. However many
+ * servers hang, a local job (fan-out, notifications) always finds a slot.
+ */
+export function limitJobs(queue: Queue): void {
+  queue.limit(["cards.fetch"], 2);
+  queue.limit(["cards.fetch", "federation.deliver", "push.deliver"], JOB_CONCURRENCY - 1);
 }

@@ -7,8 +7,8 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
 import { isMainThread, threadId } from "node:worker_threads";
 import type { Context } from "hono";
-import { Counter, collectDefaultMetrics, Registry } from "prom-client";
-import type { PoolUsage } from "../db/index.ts";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import type { Connection } from "../db/index.ts";
 import { CheckpointStat, takeWriteLockStats } from "../db/sqlite_writes.ts";
 import { routeOf } from "../http/route.ts";
 import type { Runtime } from "../runtime.ts";
@@ -67,10 +67,15 @@ const thread = isMainThread ? "main" : String(threadId);
 const seconds = (ms: number) => ms / 1000;
 
 /**
- * `checkpoints`: the figures of SQLite's checkpoint thread, when this thread's connection has one
- * (CheckpointStat).
+ * `connection.checkpointStats`: the figures of SQLite's checkpoint thread, when this thread's
+ * connection has one (CheckpointStat).
  */
-export function createMetrics(rt: Runtime, usage: () => PoolUsage, checkpoints: Float64Array | null = null): Metrics {
+export function createMetrics(
+  rt: Runtime,
+  connection: Pick<Connection, "usage" | "waits" | "checkpointStats">,
+): Metrics {
+  const usage = connection.usage;
+  const checkpoints = connection.checkpointStats ?? null;
   const registry = new Registry();
   const requests = new RequestHistogram();
   register(registry, requests);
@@ -125,9 +130,11 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage, checkpoints: 
       "gauge",
       () => {
         const now = usage();
-        const points: MetricPoint[] = [{ labels: { state: "open" }, value: now.total }];
-        if (now.idle !== null) points.push({ labels: { state: "idle" }, value: now.idle });
-        return points;
+        return [
+          { labels: { state: "open" }, value: now.total },
+          { labels: { state: "idle" }, value: now.idle },
+          { labels: { state: "in_use" }, value: now.inUse },
+        ];
       },
     );
     computed(
@@ -139,6 +146,14 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage, checkpoints: 
     );
   }
 
+  // Every thread's own connections (PostgreSQL: its pool; SQLite: its one connection, lent in turn).
+  const waits = new Histogram({
+    name: "rookery_db_connection_wait_seconds",
+    help: "Time a query or transaction waited for a database connection",
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  connection.waits.observe = (took) => waits.observe(took);
   if (rt.dialect === "sqlite") sqliteMetrics(registry, checkpoints);
 
   const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -214,6 +229,7 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage, checkpoints: 
       counts[OUTCOMES.indexOf(outcome)]!++;
     },
     close() {
+      connection.waits.observe = null;
       loop.disable();
       registry.clear();
     },

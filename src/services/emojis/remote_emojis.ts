@@ -1,7 +1,8 @@
 // Custom emojis of other servers. Their Notes and actors name the emojis they use in `Emoji` tags;
 // each is kept per server and shortcode (the image a later tag names replaces the earlier one),
 // referenced by its remote URL. A remote status or account shows the emojis of its own server that
-// its text uses, as Mastodon looks them up (by shortcode and the author's domain).
+// its text uses, as Mastodon looks them up (by shortcode and the author's domain), unless staff
+// disabled them (a later tag naming one does not enable it again).
 import type { Selectable } from "kysely";
 import type { Db } from "../../db/index.ts";
 import type { RemoteEmojisTable } from "../../db/schema.ts";
@@ -84,6 +85,7 @@ export async function remoteEmojisUsed(
     .selectAll()
     .where("domain", "in", [...domains])
     .where("shortcode", "in", [...shortcodes])
+    .where("disabled", "=", false)
     .execute();
   for (const row of rows) {
     const byShortcode = found.get(row.domain) ?? new Map<string, RemoteEmoji>();

@@ -81,7 +81,10 @@ async function followUriOf(db: Db, pair: Pair): Promise<string | null> {
   return null;
 }
 
-/** Blocks either way, a moved target, or a blocked domain (by the follower or by this server). */
+/**
+ * Blocks either way, a moved target, or a blocked domain: the target's (by the follower or by this
+ * server), or the follower's by the target (a remote Follow, refused as Mastodon does).
+ */
 async function followingNotAllowed(db: Db, source: RelationshipParty, target: RelationshipParty): Promise<boolean> {
   if (target.moved_to_account_id !== null) return true;
   const block = await db
@@ -95,6 +98,15 @@ async function followingNotAllowed(db: Db, source: RelationshipParty, target: Re
     )
     .executeTakeFirst();
   if (block) return true;
+  if (source.domain !== null) {
+    const blocked = await db
+      .selectFrom("account_domain_blocks")
+      .select("id")
+      .where("account_id", "=", target.id)
+      .where("domain", "=", source.domain)
+      .executeTakeFirst();
+    if (blocked) return true;
+  }
   if (target.domain === null) return false;
   const domainBlock = await db
     .selectFrom("account_domain_blocks")

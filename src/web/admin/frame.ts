@@ -21,6 +21,9 @@ export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permissi
   { key: "announcements", path: "/admin/announcements", permission: "manageAnnouncements" },
   { key: "roles", path: "/admin/roles", permission: "manageRoles" },
   { key: "auditLog", path: "/admin/audit_log", permission: "viewAuditLog" },
+  { key: "trends", path: "/admin/trends/tags", permission: "manageTaxonomies" },
+  { key: "tags", path: "/admin/tags", permission: "manageTaxonomies" },
+  { key: "customEmojis", path: "/admin/custom_emojis", permission: "manageCustomEmojis" },
 ];
 
 interface Viewer {

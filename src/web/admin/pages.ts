@@ -6,6 +6,7 @@ import { accountPages } from "./accounts.ts";
 import { announcementPages } from "./announcements.ts";
 import { auditLogPages } from "./audit_log.ts";
 import { blockPages } from "./blocks.ts";
+import { customEmojiPages } from "./custom_emojis.ts";
 import { dashboardPages } from "./dashboard.ts";
 import { domainPages } from "./domains.ts";
 import { SECTIONS } from "./frame.ts";
@@ -16,6 +17,8 @@ import { relayPages } from "./relays.ts";
 import { reportPages } from "./reports.ts";
 import { rolePages } from "./roles.ts";
 import { settingsPages } from "./settings.ts";
+import { tagPages } from "./tags.ts";
+import { trendPages } from "./trends.ts";
 
 export const adminPages = router();
 
@@ -36,6 +39,9 @@ adminPages.route("/", blockPages);
 adminPages.route("/", settingsPages);
 adminPages.route("/", rolePages);
 adminPages.route("/", auditLogPages);
+adminPages.route("/", trendPages);
+adminPages.route("/", tagPages);
+adminPages.route("/", customEmojiPages);
 adminPages.route("/", dashboardPages);
 adminPages.route("/", instancePages);
 adminPages.route("/", announcementPages);
