@@ -41,7 +41,7 @@ const list: Command[] = [
     async run(args) {
       const { positionals } = parse(args, {});
       if (positionals[0] !== "migrate") throw new UsageError("Unknown db command");
-      const applied = await withRuntime((rt) => migrate(rt.db), { migrate: false, serverSettings: false });
+      const applied = await withRuntime((rt) => migrate(rt.db), { migrate: false, serverSettings: false, idTags: 0 });
       console.log(applied.length === 0 ? "The database is up to date." : `Applied: ${applied.join(", ")}`);
     },
   },

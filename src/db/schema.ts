@@ -935,6 +935,7 @@ export interface Database {
   relays: RelaysTable;
   account_aliases: AccountAliasesTable;
   account_migrations: AccountMigrationsTable;
+  id_tags: IdTagsTable;
 }
 
 /** A local actor's key pairs, as JWK JSON text (migration 0034). */
@@ -1134,4 +1135,9 @@ export interface AccountMigrationsTable {
   target_account_id: string | null;
   followers_count: number;
   created_at: Date;
+}
+
+/** Where the next process's block of id tags starts (migration 0093): one row. */
+export interface IdTagsTable {
+  next: number;
 }
