@@ -19,20 +19,19 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
-import { type Db, openDatabase } from "../src/db/index.ts";
+import { openDatabase } from "../src/db/index.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
 import { createLocalUser } from "../src/services/accounts/accounts.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
 import { loadActivity } from "../test/activity_fixtures.ts";
-import { type RemoteServer, signedPostHeaders, startRemoteServer } from "../test/remote_actors.ts";
+import { type RemoteServer, startRemoteServer } from "../test/remote_actors.ts";
 import { startServer } from "../test/rig.ts";
-import type { SignedRequest } from "./inbox_load.ts";
+import { drained, fill, post, seedFollows, send, signedCreates } from "./ingest.ts";
 import {
   backendCpuMs,
   backendCpuSpent,
@@ -52,93 +51,6 @@ const CONCURRENCY = 50;
 /** Requests per second the load offers (BENCH_RATE); unset, as fast as the server takes them. */
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : null;
 const PARTS = (process.env.BENCH_PARTS ?? "ingest,delivery").split(",");
-const PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
-
-async function post(url: string, activity: unknown, remote: RemoteServer, username: string): Promise<number> {
-  const body = JSON.stringify(activity);
-  const headers = signedPostHeaders(remote.actor(username), url, body, "draft-cavage");
-  const res = await fetch(url, { method: "POST", headers, body });
-  await res.arrayBuffer();
-  return res.status;
-}
-
-function fill(serverUrl: string, remote: RemoteServer, username: string) {
-  const actor = remote.actor(username);
-  return {
-    actor: actor.id,
-    actor_url: `${remote.origin}/@${username}`,
-    actor_username: username,
-    origin: remote.origin,
-    host: remote.host,
-    target: `${serverUrl}/users/alice`,
-  };
-}
-
-/** Until no job is due within a minute (later ones are housekeeping), looking every 50 ms. */
-async function drained(db: Db, done: () => Promise<boolean> = async () => true): Promise<void> {
-  for (;;) {
-    const job = await db
-      .selectFrom("jobs")
-      .select("id")
-      .where("failed_at", "is", null)
-      .where("run_at", "<=", new Date(Date.now() + 60_000))
-      .executeTakeFirst();
-    if (!job && (await done())) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/**
- * Makes the 50 actors known to the server as a real exchange does: each follows alice (so the
- * server fetches and stores the actor and its key), and alice follows each back, which it accepts.
- */
-async function seedFollows(serverUrl: string, db: Db, token: string, remote: RemoteServer, names: string[]) {
-  await pool(
-    names.map((name) => () => {
-      const follow = loadActivity("mastodon/follow", fill(serverUrl, remote, name));
-      follow.id = `${remote.actor(name).id}#follows/alice`;
-      return post(`${serverUrl}/inbox`, follow, remote, name);
-    }),
-    10,
-  );
-  await drained(db);
-  for (const name of names) {
-    const lookup = await fetch(`${serverUrl}/api/v1/accounts/lookup?acct=${name}@${remote.host}`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    const account = (await lookup.json()) as { id?: string };
-    if (!account.id) throw new Error(`lookup of ${name}: ${JSON.stringify(account)}`);
-    const followed = await fetch(`${serverUrl}/api/v1/accounts/${account.id}/follow`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}` },
-    });
-    if (followed.status !== 200) throw new Error(`follow of ${name}: ${await followed.text()}`);
-  }
-  await drained(db);
-  for (const name of names) {
-    const follow = remote.deliveries
-      .map((d) => JSON.parse(d.body))
-      .find((a) => a.type === "Follow" && a.object === remote.actor(name).id);
-    if (!follow) throw new Error(`no Follow of ${name} was delivered`);
-    const accept = loadActivity("mastodon/accept_follow", { ...fill(serverUrl, remote, name), our_follow: follow.id });
-    accept.id = `${remote.actor(name).id}#accepts/${follow.id}`;
-    await post(`${serverUrl}/inbox`, accept, remote, name);
-  }
-  await drained(db);
-}
-
-/** Posts the requests from a thread of its own, so that the load does not share the server's cores' accounting; the refused ones and the CPU time it took. */
-async function send(requests: SignedRequest[], rate: number | null): Promise<{ refused: number; cpuMs: number }> {
-  const worker = new Worker(new URL("./inbox_load.ts", import.meta.url), {
-    workerData: { requests, concurrency: CONCURRENCY, rate },
-  });
-  const done = await new Promise<{ statuses: number[]; cpuMicros: number }>((resolve, reject) => {
-    worker.once("message", resolve);
-    worker.once("error", reject);
-  });
-  await worker.terminate();
-  return { refused: done.statuses.filter((s) => s !== 202).length, cpuMs: done.cpuMicros / 1000 };
-}
 
 async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
   const port = await freePort();
@@ -178,33 +90,7 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
 
     const inbox = `${serverUrl}/inbox`;
     /** `count` signed Create(Note) activities, numbered from `from`. */
-    const batch = (from: number, count: number): SignedRequest[] =>
-      Array.from({ length: count }, (_, k) => {
-        const i = from + k;
-        const name = names[i % names.length];
-        const actor = remote.actor(name).id;
-        const id = `${actor}/statuses/${100000 + i}`;
-        const note = {
-          id,
-          type: "Note",
-          attributedTo: actor,
-          content: `<p>post number ${i}</p>`,
-          published: new Date().toISOString(),
-          to: [PUBLIC],
-          cc: [`${actor}/followers`],
-        };
-        const activity = {
-          "@context": "https://www.w3.org/ns/activitystreams",
-          id: `${id}/activity`,
-          type: "Create",
-          actor,
-          to: note.to,
-          cc: note.cc,
-          object: note,
-        };
-        const body = JSON.stringify(activity);
-        return { url: inbox, headers: signedPostHeaders(remote.actor(name), inbox, body, "draft-cavage"), body };
-      });
+    const batch = (from: number, count: number) => signedCreates(remote, names, inbox, from, count);
     const stored = async () => {
       const row = await db
         .selectFrom("statuses")
@@ -218,7 +104,7 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     let warmup = "";
     if (WARMUP > 0) {
       const warmupStarted = performance.now();
-      const { refused } = await send(batch(0, WARMUP), null);
+      const { refused } = await send(batch(0, WARMUP), CONCURRENCY, null);
       await drained(db, async () => (await stored()) >= WARMUP - refused);
       const secs = ((performance.now() - warmupStarted) / 1000).toFixed(2);
       warmup = `  warm-up: ${WARMUP - refused} activities accepted and done in ${secs} s, not counted below`;
@@ -231,10 +117,22 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     await backends?.connect();
     const pgCpu = async () => (backends ? backendCpuMs(backends, [ownPid]) : new Map<number, number>());
 
+    // PostgreSQL's commits in the database (the server's transactions and statements outside one, and
+    // the benchmark's polls, about 20 a second): each backend reports its counts once idle for 10 s
+    // at the latest, so they are read after that long.
+    const commits = async () => {
+      if (!backends) return 0;
+      await new Promise((r) => setTimeout(r, 11_000));
+      const { rows } = await backends.query<{ n: string }>(
+        "select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()",
+      );
+      return Number(rows[0].n);
+    };
+    const commitsStarted = await commits();
     const pgStarted = await pgCpu();
     const cpuStarted = cpuMs(child.pid!);
     const started = performance.now();
-    const { refused, cpuMs: loadCpuMs } = await send(requests, RATE);
+    const { refused, cpuMs: loadCpuMs } = await send(requests, CONCURRENCY, RATE);
     const acceptedAt = performance.now();
     const cpuAccepted = cpuMs(child.pid!);
     const pgAccepted = await pgCpu();
@@ -242,6 +140,7 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
     const drainedAt = performance.now();
     const cpuDrained = cpuMs(child.pid!);
     const pgDrained = await pgCpu();
+    const commitsDrained = await commits();
     const home = await fetch(`${serverUrl}/api/v1/timelines/home?limit=40`, {
       headers: { authorization: `Bearer ${token}` },
     });
@@ -273,6 +172,7 @@ async function ingestOn(databaseUrl: string, dataDir: string): Promise<void> {
       console.log(
         `  PostgreSQL backends' CPU: ${perActivity(backendCpuSpent(pgStarted, pgDrained))} ms per activity in all (${perActivity(backendCpuSpent(pgStarted, pgAccepted))} ms of it while the requests came in)`,
       );
+      console.log(`  PostgreSQL commits: ${perActivity(commitsDrained - commitsStarted)} per activity`);
     }
   } finally {
     await backends?.end();

@@ -9,6 +9,8 @@ import { pool } from "./pool.ts";
 
 export interface SignedRequest {
   url: string;
+  /** Where to send it, when not to `url` (another server of the same address: its Host header is `url`'s). */
+  target?: string;
   headers: Record<string, string>;
   body: string;
 }
@@ -21,14 +23,18 @@ const { requests, concurrency, rate } = workerData as {
 };
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 
-function post({ url, headers, body }: SignedRequest): Promise<number> {
+function post({ url, target, headers, body }: SignedRequest): Promise<number> {
   return new Promise((resolve, reject) => {
     const length = String(Buffer.byteLength(body));
-    const req = request(url, { method: "POST", headers: { ...headers, "content-length": length }, agent }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-      res.on("error", reject);
-    });
+    const req = request(
+      target ?? url,
+      { method: "POST", headers: { ...headers, "content-length": length }, agent },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

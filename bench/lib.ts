@@ -207,14 +207,26 @@ export function backendCpuSpent(before: Map<number, number>, after: Map<number, 
   return ms;
 }
 
-/** Starts `rookery serve` with `env` as its own process, once it answers. */
-export async function startRookery(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = fork(join(import.meta.dirname, "../src/main.ts"), ["serve"], {
-    env: { ...process.env, ...env, PORT: String(port) },
+/**
+ * Starts `rookery serve` (or `web`, or `worker`) with `env` as its own process, once it answers: on
+ * `port`, or for a worker, which listens on none, on its metrics port (METRICS_PORT, which it needs).
+ */
+export async function startRookery(
+  env: Record<string, string>,
+  port: number,
+  command: "serve" | "web" | "worker" = "serve",
+): Promise<ChildProcess> {
+  // Not this process's id tag (src/domain/ids.ts), which it set for itself on loading ids.ts and
+  // which its children would inherit: processes of one tag make the same ids in the same millisecond.
+  const { ROOKERY_ID_TAG_BASE: _, ...inherited } = process.env;
+  const child = fork(join(import.meta.dirname, "../src/main.ts"), [command], {
+    env: { ...inherited, ...env, PORT: String(port) },
     stdio: "inherit",
     execArgv: PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [],
   });
-  await waitFor(`http://127.0.0.1:${port}/api/v2/instance`);
+  await waitFor(
+    command === "worker" ? `http://127.0.0.1:${env.METRICS_PORT}/metrics` : `http://127.0.0.1:${port}/api/v2/instance`,
+  );
   return child;
 }
 
@@ -246,4 +258,34 @@ export async function postgresDatabase(adminUrl: string): Promise<{ url: string;
       await c.end();
     },
   };
+}
+
+/** One series of a Prometheus text page: its labels as written (`{thread="main",…}`) and its value. */
+export interface Sample {
+  labels: string;
+  value: number;
+}
+
+/** The series of `name` on a server's metrics page (METRICS_PORT). */
+export async function scrape(port: number): Promise<(name: string) => Sample[]> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const lines = text.split("\n").filter((l) => l && !l.startsWith("#"));
+  return (name) =>
+    lines.flatMap((line) => {
+      const m = /^([a-z_:]+)(\{[^}]*\})? (\S+)$/i.exec(line);
+      return m && m[1] === name ? [{ labels: m[2] ?? "", value: Number(m[3]) }] : [];
+    });
+}
+
+/** The command line's `--name value` options of a benchmark, with the environment's as defaults. */
+export function benchOptions<T extends Record<string, string | undefined>>(defaults: T): { [K in keyof T]: string } {
+  const args = process.argv.slice(2);
+  const out: Record<string, string | undefined> = { ...defaults };
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--([\w-]+)(?:=(.*))?$/.exec(args[i]);
+    if (!m || !(m[1] in defaults))
+      throw new Error(`unknown option ${args[i]} (known: ${Object.keys(defaults).join(", ")})`);
+    out[m[1]] = m[2] ?? args[++i];
+  }
+  return out as { [K in keyof T]: string };
 }

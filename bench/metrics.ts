@@ -40,7 +40,10 @@ await configureLogging("warn");
  */
 async function hookCost(): Promise<number> {
   const { createMetrics } = await import("../src/metrics/metrics.ts");
-  const metrics = createMetrics({ dialect: "sqlite" } as Runtime, () => ({ total: 1, idle: null, waiting: 0 }));
+  const metrics = createMetrics({ dialect: "sqlite" } as Runtime, {
+    usage: () => ({ total: 1, idle: 1, inUse: 0, waiting: 0 }),
+    waits: { observe: null, inUse: 0 },
+  });
   const app = new Hono();
   let ns = 0;
   app.get("/api/v1/timelines/home", (c) => {

@@ -2,8 +2,12 @@
 // the timeline benchmark's data (200,000 statuses), on SQLite and (when reachable) PostgreSQL:
 //  1. right after start;
 //  2. after the home-timeline benchmark (50 connections for 20 s);
-//  3. each minute of a steady load for BENCH_SOAK_MINUTES (30 by default): the home timeline, the
-//     instance and the public timeline read at 300 requests/s in all, and a post a second.
+//  3. each minute of a steady load for `--minutes N` (BENCH_SOAK_MINUTES; 30 by default): the home
+//     timeline, the instance and the public timeline read at 300 requests/s in all, and a post a
+//     second by the account with 10,000 followers; for each minute the reads' latency and timeouts,
+//     and from the server's metrics (METRICS_PORT) the longest event-loop delay of its threads and,
+//     on SQLite, the longest wait for the write lock and hold of it, the longest checkpoints, and
+//     the WAL's size. `--only sqlite|postgres` (BENCH_ONLY) runs one database.
 // Growth over the soak is the last minute against the second: in the first, the threads' heaps are
 // still growing into the load (at a load average of 37, 311 MB against 336–344 after). The render
 // caches fill up to their bound (RENDER_CACHE_ENTRIES) with every status a thread renders, so a
@@ -11,31 +15,74 @@
 // the soak first reads enough of the public timeline to fill every thread's caches, so that it
 // measures a server in its steady state, where any growth left is a leak.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
-import { freePort, load, log, memoryKb, postgresDatabase, serverEnv, startRookery, stopRookery } from "./lib.ts";
+import {
+  benchOptions,
+  freePort,
+  load,
+  log,
+  memoryKb,
+  postgresDatabase,
+  type Sample,
+  scrape,
+  serverEnv,
+  startRookery,
+  stopRookery,
+} from "./lib.ts";
 import { seed } from "./seed.ts";
 
-const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 30);
+const options = benchOptions({ minutes: process.env.BENCH_SOAK_MINUTES ?? "30", only: process.env.BENCH_ONLY ?? "" });
+const MINUTES = Number(options.minutes);
 const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://root@127.0.0.1:5432/postgres";
+
+/** One minute of the steady load: the server's memory, the reads' latency, and where writers waited. */
+interface Minute {
+  rss: number;
+  p50: number;
+  p99: number;
+  max: number;
+  requests: number;
+  /** Requests without an answer within autocannon's 10 s, and other errors. */
+  timeouts: number;
+  errors: number;
+  /** The longest event-loop delay of any thread, in ms. */
+  loopMax: number;
+  /** SQLite: the longest wait for the write lock and the longest hold of it (any thread), in ms. */
+  lockWait: number;
+  lockHold: number;
+  /** SQLite: the longest checkpoint of each kind, and the longest wait for the writer before a restart, in ms. */
+  passive: number;
+  restart: number;
+  restartWait: number;
+  /** SQLite: the WAL file's size, in MB. */
+  walMb: number;
+  loadAverage: number;
+}
 
 interface Soak {
   label: string;
   started: number;
   afterHome: number;
   homeRps: number;
-  minutes: number[];
+  minutes: Minute[];
 }
+
+/** The largest value of `name`'s series (those whose labels contain `having`), in ms. */
+const longestMs = (series: Sample[], having = "") =>
+  Math.round(Math.max(0, ...series.filter((s) => s.labels.includes(having)).map((s) => s.value)) * 1000);
 
 async function soak(label: string, databaseUrl: string, dataDir: string): Promise<Soak> {
   const port = await freePort();
-  const env = { ...serverEnv(port, dataDir, databaseUrl), RATE_LIMITS: "off" };
+  const metricsPort = await freePort();
+  const env = { ...serverEnv(port, dataDir, databaseUrl), RATE_LIMITS: "off", METRICS_PORT: String(metricsPort) };
+  const wal = databaseUrl.startsWith("sqlite:") ? `${databaseUrl.slice("sqlite:".length)}-wal` : null;
   log(`${label}: seeding…`);
   const rt = await createRuntime(loadConfig(env), { sqliteCheckpoints: false });
   const seeded = await seed(rt);
@@ -56,18 +103,20 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
       log(`${label}: ${Math.round(memoryKb(server.pid!, "VmRSS") / 1024)} MB with the render caches full`);
     }
 
-    const minutes: number[] = [];
-    const steady = autocannon({
-      url: base,
-      connections: 10,
-      overallRate: 300,
-      duration: MINUTES * 60,
-      requests: [
-        { method: "GET", path: "/api/v1/timelines/home?limit=20", headers: reader },
-        { method: "GET", path: "/api/v1/timelines/public?local=true&limit=20" },
-        { method: "GET", path: "/api/v1/instance" },
-      ],
-    });
+    const minutes: Minute[] = [];
+    // Started afresh each minute, so that each minute's latency is its own.
+    const minuteOfLoad = () =>
+      autocannon({
+        url: base,
+        connections: 10,
+        overallRate: 300,
+        duration: 60,
+        requests: [
+          { method: "GET", path: "/api/v1/timelines/home?limit=20", headers: reader },
+          { method: "GET", path: "/api/v1/timelines/public?local=true&limit=20" },
+          { method: "GET", path: "/api/v1/instance" },
+        ],
+      });
     let posted = 0;
     const poster = setInterval(() => {
       posted++;
@@ -87,25 +136,44 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
     const analyser = setInterval(() => {
       analysing = analyse?.query("analyze").catch((error) => log(`${label}: analyze failed: ${error}`));
     }, 20_000);
-    const sampler = setInterval(() => {
-      minutes.push(Math.round(memoryKb(server!.pid!, "VmRSS") / 1024));
-      log(`${label}: minute ${minutes.length}: ${minutes.at(-1)} MB`);
-    }, 60_000);
-    const result = await steady;
+    await scrape(metricsPort); // Starts the metrics' since-the-last-scrape figures afresh.
+    for (let i = 0; i < MINUTES; i++) {
+      const r = await minuteOfLoad();
+      const metric = await scrape(metricsPort);
+      const checkpoints = metric("rookery_sqlite_checkpoint_longest_seconds");
+      const lock = metric("rookery_sqlite_write_lock_longest_seconds");
+      const m: Minute = {
+        rss: Math.round(memoryKb(server.pid!, "VmRSS") / 1024),
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        max: r.latency.max,
+        requests: r.requests.total,
+        timeouts: r.timeouts,
+        errors: r.non2xx + r.errors - r.timeouts,
+        loopMax: longestMs(metric("rookery_event_loop_delay_seconds"), 'quantile="1"'),
+        lockWait: longestMs(lock, 'what="wait"'),
+        lockHold: longestMs(lock, 'what="hold"'),
+        passive: longestMs(checkpoints, 'mode="passive"'),
+        restart: longestMs(checkpoints, 'mode="restart"'),
+        restartWait: longestMs(checkpoints, 'mode="restart_wait"'),
+        walMb: wal ? Math.round(statSync(wal, { throwIfNoEntry: false })?.size ?? 0) / 2 ** 20 : 0,
+        loadAverage: loadavg()[0],
+      };
+      minutes.push(m);
+      const sqlite = wal
+        ? `write lock wait ≤ ${m.lockWait} ms, hold ≤ ${m.lockHold} ms; ` +
+          `checkpoints ≤ ${m.passive} ms (passive), ${m.restart} ms (restart, after waiting ${m.restartWait} ms); ` +
+          `WAL ${m.walMb.toFixed(0)} MB; `
+        : "";
+      log(
+        `${label}: minute ${i + 1}: ${m.rss} MB; reads p50 ${m.p50} / p99 ${m.p99} / max ${m.max} ms, ${m.timeouts} timeouts, ${m.errors} errors; ` +
+          `event loop ≤ ${m.loopMax} ms; ${sqlite}load ${m.loadAverage.toFixed(1)}`,
+      );
+    }
     clearInterval(poster);
-    clearInterval(sampler);
     clearInterval(analyser);
     await analysing;
     await analyse?.end();
-    log(
-      `${label}: the steady load's answers: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${result.requests.total} in all`,
-    );
-    if (result.non2xx + result.errors > 0) {
-      const codes = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith("2"));
-      log(
-        `${label}: ${result.non2xx} non-2xx answers (${JSON.stringify(Object.fromEntries(codes))}), ${result.errors} errors (${result.timeouts} timeouts)`,
-      );
-    }
     return { label, started, afterHome, homeRps: home.rps, minutes };
   } finally {
     await stopRookery(server);
@@ -136,7 +204,7 @@ async function fillCaches(base: string, token: string): Promise<void> {
 
 await configureLogging("silent");
 const results: Soak[] = [];
-if (process.env.BENCH_ONLY !== "postgres") {
+if (options.only !== "postgres") {
   const dir = mkdtempSync(join(tmpdir(), "rookery-soak-"));
   try {
     results.push(await soak("SQLite", `sqlite:${join(dir, "bench.sqlite")}`, dir));
@@ -144,7 +212,7 @@ if (process.env.BENCH_ONLY !== "postgres") {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-if (process.env.BENCH_ONLY !== "sqlite") {
+if (options.only !== "sqlite") {
   const db = await postgresDatabase(PG_ADMIN);
   const dir = mkdtempSync(join(tmpdir(), "rookery-soak-"));
   try {
@@ -155,19 +223,42 @@ if (process.env.BENCH_ONLY !== "sqlite") {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+/** RSS from the fifth minute on (or the second, in a shorter soak): its spread, in % of the lowest. */
+function spread(minutes: Minute[]): { from: number; percent: number } {
+  const from = minutes.length >= 6 ? 5 : Math.min(2, minutes.length);
+  const rss = minutes.slice(from - 1).map((m) => m.rss);
+  const low = Math.min(...rss);
+  return { from, percent: Math.round(((Math.max(...rss) - low) / low) * 1000) / 10 };
+}
+
+const all = (r: Soak, pick: (m: Minute) => number) => r.minutes.map(pick);
 console.log(
   [
-    `Resident memory, default configuration, MB (steady load for ${MINUTES} min)`,
-    "Targets: at most 150 MB after start, at most 300 MB after the home benchmark, no growth over the soak.",
+    `Resident memory and the reads' latency, default configuration (steady load for ${MINUTES} min: 300 reads/s and a post a second to 10,000 followers)`,
+    "Targets: at most 150 MB after start, at most 300 MB after the home benchmark, RSS flat within 10% after the fifth minute, no timeouts.",
     "",
-    "| database | after start | after the home benchmark (req/s) | first minute | second minute | last minute | highest | growth |",
-    "|---|---|---|---|---|---|---|---|",
+    "| database | after start | after the home benchmark (req/s) | RSS first → last minute (highest) | RSS spread from minute n | reads p99 (worst minute) | timeouts | longest event-loop delay | WAL (largest) |",
+    "|---|---|---|---|---|---|---|---|---|",
     ...results.map((r) => {
-      const [first = 0, second = first] = r.minutes;
-      const last = r.minutes.at(-1) ?? 0;
-      return `| ${r.label} | ${r.started} | ${r.afterHome} (${r.homeRps}) | ${first} | ${second} | ${last} | ${Math.max(...r.minutes)} | ${last - second} |`;
+      const s = spread(r.minutes);
+      const sum = (pick: (m: Minute) => number) => all(r, pick).reduce((a, b) => a + b, 0);
+      const max = (pick: (m: Minute) => number) => Math.max(...all(r, pick));
+      return `| ${r.label} | ${r.started} MB | ${r.afterHome} MB (${r.homeRps}) | ${r.minutes[0]?.rss} → ${r.minutes.at(-1)?.rss} MB (${max((m) => m.rss)}) | ${s.percent}% from minute ${s.from} | ${max((m) => m.p99)} ms | ${sum((m) => m.timeouts)} | ${max((m) => m.loopMax)} ms | ${r.label === "SQLite" ? `${max((m) => m.walMb).toFixed(0)} MB` : "-"} |`;
     }),
     "",
-    ...results.map((r) => `${r.label}, each minute: ${r.minutes.join(", ")}`),
+    ...results.flatMap((r) => [
+      `${r.label}, each minute: RSS ${all(r, (m) => m.rss).join(", ")} MB`,
+      `  reads p99 ${all(r, (m) => m.p99).join(", ")} ms; timeouts ${all(r, (m) => m.timeouts).join(", ")}`,
+      ...(r.label === "SQLite"
+        ? [
+            `  longest write-lock wait ${all(r, (m) => m.lockWait).join(", ")} ms; hold ${all(r, (m) => m.lockHold).join(", ")} ms`,
+            `  longest restart checkpoint ${all(r, (m) => m.restart).join(", ")} ms (waiting ${all(r, (m) => m.restartWait).join(", ")} ms first); passive ${all(r, (m) => m.passive).join(", ")} ms`,
+            `  WAL ${all(r, (m) => m.walMb)
+              .map((w) => w.toFixed(0))
+              .join(", ")} MB`,
+          ]
+        : []),
+      `  longest event-loop delay ${all(r, (m) => m.loopMax).join(", ")} ms; load average ${r.minutes.map((m) => m.loadAverage.toFixed(1)).join(", ")}`,
+    ]),
   ].join("\n"),
 );

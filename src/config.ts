@@ -130,6 +130,8 @@ export interface MediaConfig {
   ffprobePath: string | null;
   /** Video and audio transcodes one process runs at a time. */
   transcodes: number;
+  /** Days other servers' attachments stay in storage (then fetched again when asked for); null keeps them. */
+  cacheRetentionDays: number | null;
 }
 
 export interface S3Config {
@@ -255,6 +257,7 @@ const schema = {
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
   MEDIA_TRANSCODES: int(1, 16).default(1),
+  MEDIA_CACHE_RETENTION_DAYS: int(1, 36_500).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   ALLOW_PRIVATE_ADDRESSES: bool.default(false),
   METRICS_PORT: int(0, 65535).optional(),
@@ -385,6 +388,7 @@ export function loadConfig(env: Env = process.env): Config {
       ffmpegPath: (v.FFMPEG_PATH as string | undefined) ?? null,
       ffprobePath: (v.FFPROBE_PATH as string | undefined) ?? null,
       transcodes: v.MEDIA_TRANSCODES as number,
+      cacheRetentionDays: (v.MEDIA_CACHE_RETENTION_DAYS as number | undefined) ?? null,
     },
     logLevel: v.LOG_LEVEL as Config["logLevel"],
     allowPrivateAddresses: v.ALLOW_PRIVATE_ADDRESSES as boolean,

@@ -2,6 +2,7 @@
 // configuration, database, bus and queue. Passed explicitly so that several servers can live in
 // one process (the federation tests run two).
 import { type Config, ensureSecret } from "./config.ts";
+import { claimIdTags } from "./db/id_tags.ts";
 import { type Db, type Dialect, migrate, type OpenOptions, openDatabase } from "./db/index.ts";
 import { remoteResolver } from "./federation/load.ts";
 import { Queue } from "./jobs/queue.ts";
@@ -38,6 +39,11 @@ export interface RuntimeOptions extends OpenOptions {
   serverSettings?: boolean;
   /** A web thread's: the holder of its server's job leases (Queue). */
   queueHolder?: string;
+  /**
+   * How many id tags the process's threads take, claimed on its first runtime (src/db/id_tags.ts):
+   * 1 by default; 0 for a web thread (its main thread claimed them) or before the tables exist.
+   */
+  idTags?: number;
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -53,6 +59,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   });
   try {
     if (options.migrate !== false) await migrate(connection.db, options.schema);
+    // Before anything can make an id.
+    if (options.idTags !== 0) await claimIdTags(connection.db, options.idTags ?? 1);
   } catch (error) {
     await connection.close();
     throw error;
@@ -94,7 +102,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   if (withSecret.metrics) {
     // Loaded only when asked for: prom-client stays out of a server without metrics.
     const { createMetrics } = await import("./metrics/metrics.ts");
-    rt.metrics = createMetrics(rt, connection.usage);
+    rt.metrics = createMetrics(rt, connection);
     queue.onFailure = rt.metrics.jobFailed;
   }
   if (withSecret.tracing) {

@@ -35,7 +35,9 @@ export async function start(config: Config, roles: Roles, given: RuntimeOptions 
   // The pool holds connections for the jobs on top of those for requests: a fan-out never leaves
   // requests waiting for one.
   const poolSize = config.dbPool + (roles.worker ? JOB_CONCURRENCY : 0);
-  const rt = await createRuntime(config, { poolSize, ...options });
+  // An id tag for every thread that answers HTTP.
+  const idTags = roles.web ? config.webThreads : 1;
+  const rt = await createRuntime(config, { poolSize, idTags, ...options });
   let http: Awaited<ReturnType<typeof listenHttp>> | null = null;
   let threads: WebThreads | null = null;
   if (roles.web) http = await listenHttp(rt, rt.config.port, rt.config.webThreads > 1);

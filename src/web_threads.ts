@@ -5,12 +5,14 @@
 // few busy peers may all land on one thread), and jobs claimed where a core is free keep the other
 // threads' work from queueing behind that one. The main thread alone runs migrations, the jobs'
 // housekeeping and SQLite checkpoints; cache invalidations and job wake-ups reach every thread on
-// the bus.
+// the bus. Each thread takes the id tag of its place in the process's block (src/domain/ids.ts): a
+// replacement takes the place of the thread it replaces (thread ids only grow).
 import { isMainThread, MessageChannel, type MessagePort, parentPort, Worker, workerData } from "node:worker_threads";
 import type { Config } from "./config.ts";
 import { releaseWritesOf } from "./db/sqlite_writes.ts";
+import { useIdTagPlace } from "./domain/ids.ts";
 import { closeHttp, listenHttp } from "./http_server.ts";
-import { dispatcher } from "./jobs/handlers.ts";
+import { dispatcher, limitJobs } from "./jobs/handlers.ts";
 import { JOB_CONCURRENCY } from "./jobs/queue.ts";
 import { configureLogging, logger } from "./log.ts";
 import { type ImageSlots, imageSlotsFor, releaseImageSlots, useImageSlots } from "./media/image_slots.ts";
@@ -27,6 +29,8 @@ interface ThreadData {
   imageSlots: ImageSlots;
   /** Whether the thread works jobs (the server is `serve`, not `web`). */
   jobs: boolean;
+  /** Its place among the process's threads (the main thread's is 0): its id tag's in the block. */
+  place: number;
 }
 
 export interface WebThreads {
@@ -62,6 +66,7 @@ export async function startWebThreads(
   const timers = new Set<NodeJS.Timeout>();
   let stopping = false;
   let quickDeaths = 0;
+  const freePlaces = new Set(Array.from({ length: count }, (_, i) => i + 1));
 
   const replace = (reason: string, lived: number) => {
     quickDeaths = lived < QUICK_DEATH_MS ? quickDeaths + 1 : 0;
@@ -81,7 +86,9 @@ export async function startWebThreads(
 
   const spawn = (initial: boolean) =>
     new Promise<Worker>((resolve, reject) => {
-      const data: ThreadData = { role: "web", config, options, port, imageSlots: imageSlotsFor(), jobs };
+      const place = Math.min(...freePlaces);
+      freePlaces.delete(place);
+      const data: ThreadData = { role: "web", config, options, port, imageSlots: imageSlotsFor(), jobs, place };
       const thread = new Worker(new URL(import.meta.url), {
         workerData: data,
         resourceLimits: heapLimits(config.memory, config.webThreads).thread,
@@ -102,6 +109,7 @@ export async function startWebThreads(
       const threadId = thread.threadId;
       thread.once("exit", (code) => {
         releaseImageSlots(data.imageSlots);
+        freePlaces.add(place);
         if (options.sqliteWriteLock) releaseWritesOf(options.sqliteWriteLock, threadId);
         threads.delete(thread);
         starting.delete(thread);
@@ -152,15 +160,19 @@ export async function startWebThreads(
   };
 }
 
-async function runWebThread({ config, options, port, imageSlots, jobs }: ThreadData): Promise<void> {
+async function runWebThread({ config, options, port, imageSlots, jobs, place }: ThreadData): Promise<void> {
+  useIdTagPlace(place);
   useImageSlots(imageSlots);
   await configureLogging(config.logLevel);
   const poolSize = config.dbPool + (jobs ? JOB_CONCURRENCY : 0);
-  const rt = await createRuntime(config, { ...options, poolSize, migrate: false, sqliteCheckpoints: false });
+  const rt = await createRuntime(config, { ...options, poolSize, migrate: false, sqliteCheckpoints: false, idTags: 0 });
   // Before listening, so that no request waits for the collection.
   releaseStartupMemory();
   const { server } = await listenHttp(rt, port, true);
-  if (jobs) await rt.queue.start(dispatcher(rt));
+  if (jobs) {
+    limitJobs(rt.queue, "web");
+    await rt.queue.start(dispatcher(rt));
+  }
   parentPort!.on("message", async (message: "stop" | { metrics: MessagePort }) => {
     if (message !== "stop") {
       message.metrics.postMessage(rt.metrics ? await rt.metrics.registry.getMetricsAsJSON() : []);

@@ -65,6 +65,10 @@ test("each kind of activity carries what it needs", () => {
         // The reported account, alone or with its statuses.
         assert.ok([object].flat().includes(VALUES.target), name);
         break;
+      case "Move":
+        // The actor moves itself.
+        assert.deepEqual([object, a.target], [VALUES.actor, VALUES.move_target], name);
+        break;
       case "Add":
       case "Remove":
         assert.equal(typeof object, "string", name);
@@ -88,6 +92,7 @@ test("each kind of activity carries what it needs", () => {
     "Flag",
     "Add",
     "Remove",
+    "Move",
   ]) {
     assert.ok([...types.values()].includes(wanted), wanted);
   }

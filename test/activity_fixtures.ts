@@ -20,11 +20,13 @@ export const PLACEHOLDERS = [
   "target_url",
   "target_username",
   "target_acct",
-  /** A local status, a local poll and one of its options' titles, and the id of a Follow we sent. */
+  /** A local status, a local poll and one of its options' titles, the id of a Follow we sent. */
   "target_status",
   "target_poll",
   "target_poll_option",
   "our_follow",
+  /** The account a Move's actor moves to (which lists the actor in its alsoKnownAs, or not). */
+  "move_target",
 ] as const;
 
 export type Placeholder = (typeof PLACEHOLDERS)[number];

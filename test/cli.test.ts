@@ -20,11 +20,15 @@ const test = dialectUnderTest === "sqlite" ? nodeTest : nodeTest.skip;
 
 test("--help lists the commands; a wrong one fails with usage", async () => {
   const help = await rookery("--help");
-  assert.match(help.stdout, /accounts +Create, approve, change, delete and list local accounts/);
+  assert.match(help.stdout, /accounts +Create, approve, change, delete, list and move local accounts/);
   assert.match(help.stdout, /rookery db migrate/);
   await assert.rejects(
     rookery("nonsense"),
     (e: { code: number; stderr: string }) => e.code === 2 && /Unknown command/.test(e.stderr),
+  );
+  await assert.rejects(
+    rookery("accounts", "move", "owner"),
+    (e: { code: number; stderr: string }) => e.code === 2 && /Give the account to move to/.test(e.stderr),
   );
 });
 
@@ -122,6 +126,19 @@ test("rules, domains and site texts from the command line", async () => {
   );
   await rookery("site", "set", "terms_of_service", "Terms", "--effective-date", "2026-01-01");
   assert.match((await rookery("site", "get", "terms_of_service")).stdout, /== effective 2026-01-01\nTerms/);
+});
+
+test("relays from the command line: added (pending until the relay accepts), listed, disabled, removed", async () => {
+  const inbox = "https://relay.example/inbox";
+  assert.match((await rookery("relays", "add", inbox)).stdout, /Added https:\/\/relay\.example\/inbox; .*pending/);
+  assert.equal((await rookery("relays", "list")).stdout, `${inbox}\tpending\n`);
+  await assert.rejects(rookery("relays", "add", inbox), (e: { stderr: string }) => /already been taken/.test(e.stderr));
+  await assert.rejects(rookery("relays", "add", "not a url"), (e: { stderr: string }) => /is invalid/.test(e.stderr));
+  await rookery("relays", "disable", inbox);
+  assert.equal((await rookery("relays", "list")).stdout, `${inbox}\tidle\n`);
+  assert.equal((await rookery("relays", "remove", inbox)).stdout, `Removed ${inbox}.\n`);
+  assert.equal((await rookery("relays", "list")).stdout, "");
+  await assert.rejects(rookery("relays", "remove", inbox), (e: { stderr: string }) => /No such relay/.test(e.stderr));
 });
 
 test("a command's change reaches the running server at once, without Redis (approving a sign-up)", async () => {

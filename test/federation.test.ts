@@ -3,6 +3,7 @@
 // favourites, edits, deletes, poll votes, profile updates, unfollowing and blocking.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import sharp from "sharp";
 import { addEmoji } from "../src/services/emojis/custom_emojis.ts";
 import { eventually, lookupRemote, settleAll, startFederatedServers, warmActor } from "./federation_rig.ts";
 import { post } from "./fixtures.ts";
@@ -201,25 +202,35 @@ async function upload(server: TestServer, user: TestUser, description: string, f
   return media.body.id as string;
 }
 
-test("media travel both ways by their URLs, with alt text, blurhash, focal point and size", async () => {
+test("media travel both ways, served from the receiving server's own storage, with alt text, blurhash, focal point and size", async () => {
   const fromA = await post(a, alice, {
     status: "Look",
     media_ids: [await upload(a, alice, "A blue square", "0.5,-0.25")],
   });
   const fromB = await post(b, bob, { status: "Look back", media_ids: [await upload(b, bob, "Bob's square", "-1,1")] });
   await settle();
-  for (const [status, copy, focus] of [
-    [fromA, await statusOn(b, bob, fromA.uri), { x: 0.5, y: -0.25 }],
-    [fromB, await statusOn(a, alice, fromB.uri), { x: -1, y: 1 }],
+  for (const [status, copy, focus, there] of [
+    [fromA, await statusOn(b, bob, fromA.uri), { x: 0.5, y: -0.25 }, b],
+    [fromB, await statusOn(a, alice, fromB.uri), { x: -1, y: 1 }, a],
   ] as const) {
     const [mine, theirs] = [status.media_attachments[0], copy.media_attachments[0]];
     assert.equal(copy.media_attachments.length, 1);
     assert.equal(theirs.type, "image");
     assert.equal(theirs.description, mine.description);
     assert.equal(theirs.remote_url, mine.url);
-    assert.equal(theirs.url, mine.url);
+    // The copy's files are the receiving server's own, with the same pixels.
+    assert.ok(theirs.url.startsWith(`${there.url}/system/media_attachments/`), theirs.url);
+    assert.ok(theirs.preview_url.startsWith(`${there.url}/system/media_attachments/`), theirs.preview_url);
+    const pixels = async (url: string) =>
+      (
+        await sharp(Buffer.from(await (await fetch(url)).arrayBuffer()))
+          .raw()
+          .toBuffer()
+      ).toString("base64");
+    assert.equal(await pixels(theirs.url), await pixels(mine.url));
     assert.match(mine.blurhash, /^[0-9A-Za-z#$%*+,\-.:;=?@[\]^_{|}~]{6,}$/);
-    assert.equal(theirs.blurhash, mine.blurhash);
+    // The receiving server's own, from its copy.
+    assert.match(theirs.blurhash, /^[0-9A-Za-z#$%*+,\-.:;=?@[\]^_{|}~]{6,}$/);
     assert.deepEqual(theirs.meta.focus, focus);
     assert.deepEqual(theirs.meta.original, { width: 48, height: 32, size: "48x32", aspect: 1.5 });
   }
@@ -308,9 +319,20 @@ test("custom emojis travel as Emoji tags, in posts and profiles", async () => {
   await settle();
   const [local] = status.emojis;
   assert.equal(local.shortcode, "rook");
-  // On b the emoji is a's, by its URL on a, and not offered in b's picker.
-  const theirs = { shortcode: "rook", url: local.url, static_url: local.url, visible_in_picker: false, category: null };
-  assert.deepEqual((await statusOn(b, bob, status.uri)).emojis, [theirs]);
+  // On b the emoji is a's, copied into b's storage, and not offered in b's picker.
+  const [theirs] = (await statusOn(b, bob, status.uri)).emojis;
+  assert.deepEqual(
+    { ...theirs, url: undefined, static_url: undefined },
+    {
+      shortcode: "rook",
+      url: undefined,
+      static_url: undefined,
+      visible_in_picker: false,
+      category: null,
+    },
+  );
+  assert.match(theirs.url, new RegExp(`^${b.url}/system/remote_emojis/\\d+/[\\w-]+\\.png$`));
+  assert.match(theirs.static_url, new RegExp(`^${b.url}/system/remote_emojis/\\d+/[\\w-]+\\.static\\.png$`));
   const account = await b.get(`/api/v1/accounts/${aliceOnB}`, { token: bob.token });
   assert.equal(account.body.display_name, "Alice :rook:");
   assert.deepEqual(account.body.emojis, [theirs]);

@@ -8,7 +8,9 @@ import { newId } from "../src/domain/ids.ts";
 import { deliver } from "../src/federation/delivery.ts";
 import { distribute } from "../src/federation/distribute.ts";
 import { accountRow } from "../src/services/accounts/account_row.ts";
+import { follow } from "./fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "./rig.ts";
+import { until } from "./streaming_client.ts";
 
 let server: TestServer;
 let writer: TestUser;
@@ -108,5 +110,60 @@ test("a refusal (4xx) is final: the job ends without an error", async () => {
   } finally {
     refusing.close();
     refusing.closeAllConnections();
+  }
+});
+
+test("deliveries to servers that hang leave a slot to local jobs: a follower's home gets the post meanwhile", async () => {
+  // A server that takes every delivery and never answers, until the test lets go.
+  let received = 0;
+  let ended = 0;
+  const hanging = createServer((req) => {
+    received++;
+    req.resume();
+    req.socket.once("close", () => ended++);
+  });
+  await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+  const busy = await startServer({ env: { ALLOW_PRIVATE_ADDRESSES: "true" } });
+  try {
+    const alice = await busy.user("alice");
+    const bob = await busy.user("bob");
+    await follow(busy, bob, alice);
+    const inbox = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/inbox`;
+    for (let i = 0; i < 8; i++) {
+      const body = JSON.stringify({ n: i });
+      await busy.rt.queue.enqueue("federation.deliver", {
+        inbox,
+        owner: alice.accountId,
+        keyId: `${busy.url}/users/alice#main-key`,
+        body,
+      });
+    }
+    // Two deliveries wait on the server, the others claimed wait for their turn to it.
+    await until(() => received >= 2, 60_000, "deliveries to reach the hanging server");
+    const posted = await busy.post("/api/v1/statuses", { token: alice.token, json: { status: "meanwhile" } });
+    assert.equal(posted.status, 200, posted.text);
+    let home: { id: string }[] = [];
+    const deadline = Date.now() + 60_000;
+    while (!home.some((s) => s.id === posted.body.id) && Date.now() < deadline) {
+      home = (await busy.get("/api/v1/timelines/home", { token: bob.token })).body;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(
+      home.some((s) => s.id === posted.body.id),
+      "the fan-out ran",
+    );
+    // It ran while every delivery still hung: none had given up and freed its slot.
+    assert.equal(ended, 0);
+    const held = await busy.rt.db
+      .selectFrom("jobs")
+      .select("id")
+      .where("type", "=", "federation.deliver")
+      .where("locked_by", "is not", null)
+      .execute();
+    assert.equal(held.length, 3);
+  } finally {
+    hanging.closeAllConnections();
+    hanging.close();
+    await busy.close();
   }
 });

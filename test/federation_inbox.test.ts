@@ -256,6 +256,55 @@ test("a Follow is accepted and the Accept is delivered, signed", async () => {
   assert.match(String(accept.headers["user-agent"]), /^Rookery\//);
 });
 
+test("a refused Follow gets a Reject, each new one its own, as on Mastodon; so does one from a domain the user blocks", async () => {
+  const carol = await server.user("refuser");
+  const followOf = (id: string) => ({
+    "@context": "https://www.w3.org/ns/activitystreams",
+    id: `${mallory.id}#follows/${id}`,
+    type: "Follow",
+    actor: mallory.id,
+    object: `${server.url}/users/refuser`,
+  });
+  const inbox = `${server.url}/users/refuser/inbox`;
+  const answers = (type: string, follow: { id: string }) =>
+    remote.deliveries.map((d) => JSON.parse(d.body)).filter((a) => a.type === type && a.object?.id === follow.id);
+  const first = followOf(newId());
+  assert.equal(await send(inbox, first), 202);
+  await server.settle();
+  assert.equal(answers("Accept", first).length, 1);
+  const mallorys = await server.rt.db
+    .selectFrom("accounts")
+    .select(["id", "domain"])
+    .where("uri", "=", mallory.id)
+    .executeTakeFirstOrThrow();
+  assert.equal((await server.post(`/api/v1/accounts/${mallorys.id}/block`, { token: carol.token })).status, 200);
+
+  const refused = followOf(newId());
+  assert.equal(await send(inbox, refused), 202);
+  await server.settle();
+  assert.equal(answers("Reject", refused).length, 1);
+  // A new Follow is answered on its own (its server may have lost the first Reject).
+  const again = followOf(newId());
+  assert.equal(await send(inbox, again), 202);
+  await server.settle();
+  assert.equal(answers("Reject", again).length, 1);
+  assert.equal(answers("Reject", refused).length, 1);
+
+  // Blocking mallory's domain refuses the Follow too.
+  assert.equal((await server.post(`/api/v1/accounts/${mallorys.id}/unblock`, { token: carol.token })).status, 200);
+  await server.rt.db
+    .insertInto("account_domain_blocks")
+    .values({ id: newId(), account_id: carol.accountId, domain: mallorys.domain!, created_at: new Date() })
+    .execute();
+  const byDomain = followOf(newId());
+  assert.equal(await send(inbox, byDomain), 202);
+  await server.settle();
+  assert.equal(answers("Reject", byDomain).length, 1);
+  assert.equal(answers("Accept", byDomain).length, 0);
+  const followers = await server.get(`/api/v1/accounts/${carol.accountId}/followers`, { token: carol.token });
+  assert.deepEqual(followers.body, []);
+});
+
 test("a suspended server's activities are refused", async () => {
   const host = new URL(mallory.origin).host;
   await blockDomain(server.rt, { domain: host.replace(/:\d+$/, ""), severity: "suspend" });

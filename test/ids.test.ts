@@ -41,6 +41,20 @@ test("twenty threads making ids at once: every id distinct, one tag per thread (
   for (const ids of batches) assert.equal(new Set(ids.map(tagOf)).size, 1);
 });
 
+test("a millisecond's sequence starts at a random place, so processes of one tag rarely meet", async () => {
+  const starts: number[] = [];
+  let lastMs = 0;
+  while (starts.length < 20) {
+    const id = BigInt(newId());
+    const ms = Number(id >> 16n);
+    if (ms !== lastMs) starts.push(Number(id & 1023n));
+    lastMs = ms;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  assert.ok(new Set(starts).size > 1, `first sequences of 20 milliseconds: ${starts.join(", ")}`);
+  for (const start of starts) assert.ok(start < 512, `${start} leaves room for 512 ids`);
+});
+
 test("an id carries its creation time in its high bits", () => {
   const before = Date.now();
   const id = newId();

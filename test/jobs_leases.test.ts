@@ -7,6 +7,7 @@ import { after, before, test } from "node:test";
 import type { KyselyPlugin } from "kysely";
 import { newId } from "../src/domain/ids.ts";
 import { type Dispatch, Queue } from "../src/jobs/queue.ts";
+import { post } from "./fixtures.ts";
 import { startServer, type TestServer } from "./rig.ts";
 
 let server: TestServer;
@@ -148,5 +149,17 @@ test("a busy worker takes the next job as it ends one: never more at once than i
   } finally {
     await queue.stop();
     await server.rt.db.deleteFrom("jobs").execute();
+  }
+});
+
+test("without a worker, post() returns and settle() says at once that nothing runs the due jobs", async () => {
+  const idle = await startServer({ worker: false });
+  try {
+    const alice = await idle.user("alice");
+    const status = await post(idle, alice, "hello");
+    assert.equal(status.content, "<p>hello</p>");
+    await assert.rejects(idle.settle(), /not working them/);
+  } finally {
+    await idle.close();
   }
 });

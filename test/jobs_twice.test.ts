@@ -12,6 +12,8 @@ import { sql } from "kysely";
 import sharp from "sharp";
 import { dispatcher, jobTypes } from "../src/jobs/handlers.ts";
 import type { JobType } from "../src/jobs/queue.ts";
+import { addAlias } from "../src/services/accounts/aliases.ts";
+import { moveAccount } from "../src/services/accounts/moves.ts";
 import { addAnnouncement } from "../src/services/announcements/announcements.ts";
 import { restoreFeeds } from "../src/services/feeds/maintenance.ts";
 import { requestArchive } from "../src/services/portability/archive.ts";
@@ -230,6 +232,26 @@ const cases: Record<JobType, () => Promise<void>> = {
     // The worker schedules the first cleanup when it starts; this one is off.
     await server.rt.queue.enqueue("media.cleanup", {});
   },
+  async "media.cache"() {
+    // An account of the peer with an avatar, seen here for the first time, has it copied here.
+    const painter = await peer.user("painter");
+    const avatar = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#3a6" } })
+      .png()
+      .toBuffer();
+    const form = new FormData();
+    form.append("avatar", new Blob([new Uint8Array(avatar)], { type: "image/png" }), "avatar.png");
+    const res = await peer.patch("/api/v1/accounts/update_credentials", { token: painter.token, multipart: form });
+    assert.equal(res.status, 200, res.text);
+    const found = await server.get("/api/v1/accounts/lookup", {
+      token: writer.token,
+      query: { acct: `${painter.username}@${new URL(peer.url).host}` },
+    });
+    assert.equal(found.status, 200, found.text);
+  },
+  async "media.expire_cache"() {
+    // The worker schedules the first run when it starts (with a retention period set); this one is off.
+    await server.rt.queue.enqueue("media.expire_cache", {});
+  },
   async "accounts.purge"() {
     const doomed = await server.user("doomed");
     const admin = await server.user("purger", { role: "admin", scopes: ["admin:write"] });
@@ -312,6 +334,25 @@ const cases: Record<JobType, () => Promise<void>> = {
     });
     assert.equal(found.status, 200, found.text);
   },
+  async "federation.replies"() {
+    // A thread of the peer's, opened here an hour after it was posted: its replies are looked for there.
+    const poster = await peer.user("poster");
+    const posted = await peer.post("/api/v1/statuses", { token: poster.token, json: { status: "Any replies?" } });
+    assert.equal(posted.status, 200, posted.text);
+    const found = await server.get("/api/v2/search", {
+      token: writer.token,
+      query: { q: posted.body.uri, resolve: "true", type: "statuses" },
+    });
+    assert.equal(found.body.statuses.length, 1, found.text);
+    const id = found.body.statuses[0].id;
+    await server.rt.db
+      .updateTable("statuses")
+      .set({ created_at: new Date(Date.now() - 3600_000) })
+      .where("id", "=", id)
+      .execute();
+    const context = await server.get(`/api/v1/statuses/${id}/context`, { token: writer.token });
+    assert.match(context.headers.get("mastodon-async-refresh") ?? "", /^id="[^"]+", retry=3, result_count=0$/);
+  },
   async "imports.rows"() {
     // What the import page does with an uploaded file of follows (one row names nobody).
     importer = await server.user("importer");
@@ -328,6 +369,28 @@ const cases: Record<JobType, () => Promise<void>> = {
   async "archives.build"() {
     // What "Request your archive" on /settings/export does; writer has posts by now.
     await requestArchive(server.rt, writer.accountId);
+  },
+  async "accounts.move"() {
+    // An account moves to another here: its follower (with it in a list and a note on it), a
+    // blocker and a muter come along.
+    const old = await server.user("oldname");
+    const renamed = await server.user("newname");
+    const blocker = await server.user("blocker");
+    await follow(server, fan, old);
+    const list = await server.post("/api/v1/lists", { token: fan.token, json: { title: "Movers" } });
+    await server.post(`/api/v1/lists/${list.body.id}/accounts`, {
+      token: fan.token,
+      json: { account_ids: [old.accountId] },
+    });
+    await server.post(`/api/v1/accounts/${old.accountId}/note`, {
+      token: fan.token,
+      json: { comment: "met at the pier" },
+    });
+    await server.post(`/api/v1/accounts/${old.accountId}/block`, { token: blocker.token });
+    await server.post(`/api/v1/accounts/${old.accountId}/mute`, { token: booster.token });
+    await runEachTwice();
+    await addAlias(server.rt, renamed.accountId, old.username);
+    await moveAccount(server.rt, old.accountId, renamed.username);
   },
   async "imports.prune"() {
     // An overwrite: the importer's follow of booster, not in the file, is undone.

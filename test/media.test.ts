@@ -2,9 +2,11 @@
 // descriptions, attaching, edits, scheduled statuses, only_media, deletion and cleanup.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import sharp from "sharp";
+import { withImageSlot } from "../src/media/image_slots.ts";
 import { deleteLocalAccount } from "../src/services/moderation/admin_accounts.ts";
 import { assertEntity } from "./conformance.ts";
 import { post } from "./fixtures.ts";
@@ -83,7 +85,7 @@ test("a JPEG: turned upright, EXIF and GPS dropped, a preview and a blurhash, se
   assert.equal((await server.get(`/api/v1/media/${m.id}`)).status, 401);
 });
 
-test("a photo past 8.3 megapixels: scaled down to them upright, with a preview of it", async () => {
+test("a photo past 8.3 megapixels: answered once stored (202), then scaled down to them upright by a job, with a preview of it", async () => {
   const large = await startServer();
   try {
     const u = await large.user("dora");
@@ -92,8 +94,12 @@ test("a photo past 8.3 megapixels: scaled down to them upright, with a preview o
       token: u.token,
       multipart: form({ file: blob(await photo(4000, 2400, 80), "image/jpeg") }),
     });
-    assert.equal(res.status, 200);
-    const m = res.body;
+    assert.equal(res.status, 202);
+    assert.equal(res.body.url, null);
+    await large.settle();
+    const done = await large.get(`/api/v1/media/${res.body.id}`, { token: u.token });
+    assert.equal(done.status, 200);
+    const m = done.body;
     // Mastodon's 3840×2160 worth of pixels (8,294,400), the aspect kept: a factor of 0.9295.
     assert.deepEqual(m.meta.original, { width: 2230, height: 3718, size: "2230x3718", aspect: 0.599785 });
     assert.deepEqual(m.meta.small, { width: 384, height: 640, size: "384x640", aspect: 0.6 });
@@ -106,6 +112,43 @@ test("a photo past 8.3 megapixels: scaled down to them upright, with a preview o
   } finally {
     await large.close();
   }
+});
+
+test("while every image slot is busy, a small image is answered once stored (202) and processed by a job", async () => {
+  const slots = availableParallelism();
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let holding = 0;
+  let taken: Promise<void>[] = [];
+  await new Promise<void>((allHeld) => {
+    taken = Array.from({ length: slots }, () =>
+      withImageSlot(async () => {
+        if (++holding === slots) allHeld();
+        await released;
+      }),
+    );
+  });
+  let id: string;
+  try {
+    const res = await server.post("/api/v2/media", {
+      token: alice.token,
+      multipart: form({ file: blob(await png(40, 30), "image/png") }),
+    });
+    assert.equal(res.status, 202);
+    assert.equal(res.body.url, null);
+    id = res.body.id;
+    assert.equal((await server.get(`/api/v1/media/${id}`, { token: alice.token })).status, 206);
+  } finally {
+    release();
+    await Promise.all(taken);
+  }
+  await server.settle();
+  const done = await server.get(`/api/v1/media/${id}`, { token: alice.token });
+  assert.equal(done.status, 200);
+  assert.match(done.body.url, /original\.png$/);
+  assert.deepEqual(done.body.meta.original, { width: 40, height: 30, size: "40x30", aspect: 1.333333 });
 });
 
 test("PNG (kept with its transparency) and WebP, through the older POST /api/v1/media", async () => {

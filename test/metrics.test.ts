@@ -161,6 +161,54 @@ test("requests through both threads are counted once, by route pattern, method a
   assert.equal(lookups.length, 2);
 });
 
+test("time waiting for a database connection, and the connections lent out", async () => {
+  const rt = running.rt;
+  const slow = (samples: Sample[]) =>
+    sampleValue(samples, "rookery_db_connection_wait_seconds_count")! -
+    sampleValue(samples, "rookery_db_connection_wait_seconds_bucket", { le: "0.025" })!;
+  const before = await metrics();
+  assert.ok(sampleValue(before, "rookery_db_connection_wait_seconds_count")! > 0, "every query is timed");
+  // Every connection of the main thread is taken (its pool's four, or SQLite's one), and held.
+  const connections = TEST_DATABASE_URL ? 4 : 1;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let entered = 0;
+  let allIn!: () => void;
+  const taken = new Promise<void>((resolve) => {
+    allIn = resolve;
+  });
+  const holders = Array.from({ length: connections }, () =>
+    rt.db.transaction().execute(async (trx) => {
+      await trx.selectFrom("accounts").select("id").execute();
+      if (++entered === connections) allIn();
+      await gate;
+    }),
+  );
+  await taken;
+  const lent = parse(await rt.metrics!.registry.getSingleMetricAsString("rookery_db_connections"));
+  if (rt.dialect === "postgres") assert.equal(sampleValue(lent, "rookery_db_connections", { state: "in_use" }), 4);
+  else
+    assert.deepEqual(
+      lent.map((s) => [s.labels.state, s.value]),
+      [
+        ["open", 1],
+        ["idle", 0],
+        ["in_use", 1],
+      ],
+    );
+  const waiting = rt.db.selectFrom("accounts").select("id").execute();
+  // Held for 50 ms at least, so that the query waits at least that long.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  release();
+  await Promise.all([...holders, waiting]);
+  const after = await metrics();
+  assert.ok(slow(after) >= slow(before) + 1, `${slow(before)} → ${slow(after)} waits above 25 ms`);
+  const sum = sampleValue(after, "rookery_db_connection_wait_seconds_sum")!;
+  assert.ok(sum >= 0.05, `waited ${sum} s in all`);
+});
+
 test("an unsigned activity posted to the inbox is counted as refused for its signature", async () => {
   const activity = JSON.stringify({
     "@context": "https://www.w3.org/ns/activitystreams",

@@ -273,3 +273,46 @@ test("an Update of a Mastodon post changes who may quote it", async () => {
   const seen = await server.get(`/api/v1/statuses/${id}`, { token: alice.token });
   assert.deepEqual(seen.body.quote_approval, { automatic: [], manual: ["public"], current_user: "manual" });
 });
+
+test("an Update that quotes another post, or none, changes the quote (Mastodon's `quote`, Misskey's `_misskey_quote`)", async () => {
+  const first = note("first of mine");
+  const second = note("second of mine");
+  await send(create(first));
+  await send(create(second));
+  const unquoted = note("look at this");
+  const quoting = { ...unquoted, quote: first.id, quoteUrl: first.id };
+  await send(create(quoting));
+  const id = await statusIdOf(quoting.id);
+  const quoteOf = async () => (await server.get(`/api/v1/statuses/${id}`, { token: alice.token })).body.quote;
+  assert.equal((await quoteOf()).quoted_status.id, await statusIdOf(first.id));
+
+  let edits = 0;
+  const update = (object: Record<string, unknown>, context: unknown = MASTODON_CONTEXT) => {
+    edits++;
+    return send({
+      "@context": context,
+      id: `${quoting.id}#updates/${edits}`,
+      type: "Update",
+      actor: mallory.id,
+      to: [PUBLIC],
+      object: { ...object, updated: new Date(Date.now() + edits * 1000).toISOString() },
+    });
+  };
+  // The text stays; the quote alone changes, which is an edit.
+  await update({ ...unquoted, quote: second.id, quoteUrl: second.id });
+  const now = await quoteOf();
+  assert.equal(now.state, "accepted");
+  assert.equal(now.quoted_status.id, await statusIdOf(second.id));
+  const history = await server.get(`/api/v1/statuses/${id}/history`, { token: alice.token });
+  assert.equal(history.body.length, 2);
+
+  await update({ ...unquoted, _misskey_quote: first.id, quoteUrl: first.id }, MISSKEY_CONTEXT);
+  const legacy = await quoteOf();
+  assert.equal(legacy.state, "accepted");
+  assert.equal(legacy.quoted_status.id, await statusIdOf(first.id));
+
+  await update(unquoted);
+  assert.equal(await quoteOf(), null);
+  const rows = await server.rt.db.selectFrom("quotes").select("id").where("status_id", "=", id).execute();
+  assert.equal(rows.length, 0);
+});

@@ -13,6 +13,9 @@ export interface RemoteActor {
   keyId: string;
   publicKeyPem: string;
   privateKey: KeyObject;
+  /** Its other accounts' ids, as a Move's target lists its origin, and the account it moved to (set by a test). */
+  alsoKnownAs?: string[];
+  movedTo?: string;
 }
 
 export interface Delivery {
@@ -30,6 +33,15 @@ export interface RemoteServer {
   deliveries: Delivery[];
   /** Answer deliveries with this status (202 unless told). */
   inboxStatus: number;
+  /** More properties of an actor's document (icon, image, tag), by username. */
+  profiles: Map<string, Record<string, unknown>>;
+  /** Files served by path (media), with their type (and another status than 200); `delayMs` holds each answer back. */
+  files: Map<string, { type: string; body: Buffer; status?: number }>;
+  delayMs: number;
+  /** Requests for files: how many were made, and the most answered at once. */
+  fileRequests: { count: number; active: number; maxActive: number };
+  /** Other documents it serves (notes, collections), by path, as the test puts them. */
+  documents: Map<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -51,7 +63,16 @@ function keys() {
 
 function actorDocument(a: RemoteActor, origin: string) {
   return {
-    "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+    "@context": [
+      "https://www.w3.org/ns/activitystreams",
+      "https://w3id.org/security/v1",
+      {
+        alsoKnownAs: { "@id": "as:alsoKnownAs", "@type": "@id" },
+        movedTo: { "@id": "as:movedTo", "@type": "@id" },
+      },
+    ],
+    ...(a.alsoKnownAs && { alsoKnownAs: a.alsoKnownAs }),
+    ...(a.movedTo && { movedTo: a.movedTo }),
     id: a.id,
     type: "Person",
     preferredUsername: a.username,
@@ -97,6 +118,11 @@ export async function startRemoteServer(): Promise<RemoteServer> {
     host: "",
     deliveries: [],
     inboxStatus: 202,
+    profiles: new Map(),
+    files: new Map(),
+    delayMs: 0,
+    fileRequests: { count: 0, active: 0, maxActive: 0 },
+    documents: new Map(),
     actor(username) {
       let a = actors.get(username);
       if (!a) {
@@ -126,8 +152,25 @@ export async function startRemoteServer(): Promise<RemoteServer> {
       if (req.method === "GET" && url.pathname === "/schemas/litepub-0.1.jsonld") {
         return json(200, LITEPUB_CONTEXT, "application/ld+json");
       }
+      const file = req.method === "GET" ? remote.files.get(url.pathname) : undefined;
+      if (file) {
+        const seen = remote.fileRequests;
+        seen.count++;
+        seen.active++;
+        seen.maxActive = Math.max(seen.maxActive, seen.active);
+        res.once("close", () => seen.active--);
+        setTimeout(() => {
+          res.writeHead(file.status ?? 200, { "content-type": file.type, "content-length": file.body.length });
+          res.end(file.body);
+        }, remote.delayMs);
+        return;
+      }
+      const document = req.method === "GET" ? remote.documents.get(url.pathname) : undefined;
+      if (document !== undefined) return json(200, document);
       const user = /^\/users\/([\w.-]+)$/.exec(url.pathname)?.[1];
-      if (req.method === "GET" && user && actors.has(user)) return json(200, actorDocument(actors.get(user)!, origin));
+      if (req.method === "GET" && user && actors.has(user)) {
+        return json(200, { ...actorDocument(actors.get(user)!, origin), ...remote.profiles.get(user) });
+      }
       if (req.method === "GET" && url.pathname === "/.well-known/webfinger") {
         const name = /^acct:([^@]+)@/.exec(url.searchParams.get("resource") ?? "")?.[1];
         const a = name ? actors.get(name) : undefined;

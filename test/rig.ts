@@ -71,7 +71,9 @@ export interface TestServer {
   delete<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** A confirmed, approved local user with a `read write follow push` token (made without HTTP). */
   user(username: string, options?: UserOptions): Promise<TestUser>;
-  /** Waits until the job queue has nothing due and nothing running. */
+  /** Whether this server runs the job worker (see ServerOptions). */
+  worker: boolean;
+  /** Waits until the job queue has nothing due and nothing running; rejects when jobs are due and no worker runs. */
   settle(): Promise<void>;
   /** Stops the runtime (database, worker, caches) and starts a new one on the same database, as a restart would. */
   restart(): Promise<void>;
@@ -83,6 +85,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   /** Run the job worker (default true). */
   worker?: boolean;
+  /** Keep this server on SQLite even when the suite runs on PostgreSQL (a peer on the other database). */
+  sqlite?: boolean;
 }
 
 /**
@@ -105,7 +109,8 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   const dataDir = mkdtempSync(join(tmpdir(), "rookery-test-"));
 
   let schema: string | undefined;
-  if (TEST_DATABASE_URL) {
+  const databaseUrl = options.sqlite ? null : TEST_DATABASE_URL;
+  if (databaseUrl) {
     schema = `t_${randomBytes(6).toString("hex")}`;
     await adminQuery(`CREATE SCHEMA ${schema}`);
   }
@@ -113,7 +118,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     LOCAL_DOMAIN: `127.0.0.1:${port}`,
     PORT: String(port),
     DATA_DIR: dataDir,
-    DATABASE_URL: TEST_DATABASE_URL ?? `sqlite:${join(dataDir, "rookery.sqlite")}`,
+    DATABASE_URL: databaseUrl ?? `sqlite:${join(dataDir, "rookery.sqlite")}`,
     SECRET_KEY_BASE: randomBytes(32).toString("hex"),
     REGISTRATIONS_MODE: "open",
     LOG_LEVEL: "silent",
@@ -171,6 +176,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     },
     schema,
     url,
+    worker: options.worker !== false,
     request,
     get: (p, o) => request("GET", p, o),
     post: (p, o) => request("POST", p, o),

@@ -336,6 +336,33 @@ test("direct: a conversation event for each participant listening", async () => 
   await subscribed(server, 0);
 });
 
+test("a quote of a followers-only post reaches each stream as that viewer's REST answer shows it", async () => {
+  const alice = await freshUser(server, "alice");
+  const bob = await freshUser(server, "bob");
+  const carol = await freshUser(server, "carol");
+  await follow(server, bob, alice);
+  const secret = await post(server, alice, { status: "for followers", visibility: "private" });
+  // carol, who may not see the quoted post, listens first: her rendering must not be bob's, nor his hers.
+  const stranger = await Socket.open(wsUrl(server, "?stream=public:local"), { token: carol.token });
+  await subscribed(server, 1);
+  const follower = await Socket.open(wsUrl(server), { token: bob.token });
+  follower.send({ type: "subscribe", stream: "user" });
+  follower.send({ type: "subscribe", stream: "public:local" });
+  await subscribed(server, 3);
+  const quoting = await post(server, alice, { status: "look", quoted_status_id: secret.id });
+  await until(() => follower.events("update").length === 2 && stranger.events("update").length === 1);
+  const asBob = (await server.get(`/api/v1/statuses/${quoting.id}`, { token: bob.token })).body;
+  const asCarol = (await server.get(`/api/v1/statuses/${quoting.id}`, { token: carol.token })).body;
+  assert.equal(asBob.quote.state, "accepted");
+  assert.equal(asBob.quote.quoted_status.id, secret.id);
+  assert.deepEqual(asCarol.quote, { state: "unauthorized", quoted_status: null });
+  for (const frame of follower.events("update")) assert.deepEqual(JSON.parse(frame.payload!).quote, asBob.quote);
+  assert.deepEqual(JSON.parse(stranger.events("update")[0].payload!).quote, asCarol.quote);
+  stranger.close();
+  follower.close();
+  await subscribed(server, 0);
+});
+
 test("the streams show what the REST timelines show, for the same scenario", async () => {
   const reader = await freshUser(server, "reader");
   const [alice, muted, listed, stranger, blocker] = await Promise.all(

@@ -89,7 +89,8 @@ test("one trailing slash is ignored, not two", async () => {
 
 // Routes whose handler answers 404 on a fresh server (no terms of service, domain blocks not
 // shown, no confirmation or password reset token; streaming served on this host; no account named by
-// the filled-in handle; no post named by an oEmbed request without a URL) with no token check before.
+// the filled-in handle; no post named by an oEmbed request without a URL; no remote attachment
+// for the media proxy) with no token check before.
 const NOT_FOUND_BY_DESIGN = new Set([
   "GET /api/v1/instance/terms_of_service",
   "GET /api/v1/instance/terms_of_service/:date",
@@ -102,6 +103,7 @@ const NOT_FOUND_BY_DESIGN = new Set([
   "GET /:handle{@[^/]+}/:id",
   "GET /:handle{@[^/]+}/:id/embed",
   "GET /api/oembed",
+  "GET /media_proxy/:id/:style",
 ]);
 
 test("every route the router knows reaches its handler with a trailing slash", async () => {

@@ -11,6 +11,7 @@ import { after, before, test } from "node:test";
 import type { Worker } from "node:worker_threads";
 import type { LogRecord } from "@logtape/logtape";
 import { loadConfig } from "../src/config.ts";
+import { ID_TAGS, idTag } from "../src/domain/ids.ts";
 import { dispatcher } from "../src/jobs/handlers.ts";
 import { type Running, start } from "../src/server.ts";
 import { createLocalUser } from "../src/services/accounts/accounts.ts";
@@ -200,6 +201,18 @@ test("a web thread that dies is replaced, and every thread answers after", async
   assert.deepEqual(new Set(responses.map((r) => r.status)), new Set([200]));
   const busy = threads.map((t, i) => t.performance.eventLoopUtilization(idle[i]).active);
   for (const active of busy) assert.ok(active > 5, `a thread was busy ${active} ms`);
+
+  // Each thread makes ids with a tag of the process's block, the replacement too (its thread id
+  // lies past the block: it takes the place of the thread it replaced).
+  const block = Array.from({ length: THREADS }, (_, i) => (idTag() + i) % ID_TAGS);
+  const posts = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => call("POST", "/api/v1/statuses", { status: `Tagged ${i}` })),
+  );
+  for (const post of posts) {
+    assert.equal(post.status, 200);
+    const tag = Number((BigInt(post.body.id) >> 10n) & 63n);
+    assert.ok(block.includes(tag), `${post.body.id}: tag ${tag} outside ${block.join(", ")}`);
+  }
 });
 
 test("threads that keep dying right after starting are replaced ever more slowly", async () => {

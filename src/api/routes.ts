@@ -6,6 +6,7 @@ import { aboutPages } from "../web/about.ts";
 import { passwordResetPages } from "../web/account/password_reset.ts";
 import { exportPages } from "../web/account/settings_export.ts";
 import { importPages } from "../web/account/settings_import.ts";
+import { movePages } from "../web/account/settings_moves.ts";
 import { settingsPages } from "../web/account/settings_pages.ts";
 import { signUpPages } from "../web/account/sign_up.ts";
 import { twoFactorSignInPages } from "../web/account/two_factor_sign_in.ts";
@@ -16,6 +17,7 @@ import { oauthPages } from "../web/oauth.ts";
 import { publicFeeds } from "../web/public_pages/feeds.ts";
 import { publicPages } from "../web/public_pages/routes.ts";
 import { health } from "./health.ts";
+import { mediaProxy } from "./media_proxy.ts";
 import { oauthApi } from "./oauth/token.ts";
 import { oembedApi } from "./oembed.ts";
 import { accountStatusesApi } from "./v1/account_statuses.ts";
@@ -64,6 +66,7 @@ import { suggestionsApi } from "./v1/suggestions.ts";
 import { tags } from "./v1/tags.ts";
 import { timelines } from "./v1/timelines.ts";
 import { trends } from "./v1/trends.ts";
+import { asyncRefreshes } from "./v1_alpha/async_refreshes.ts";
 import { adminAccountsV2 } from "./v2/admin/accounts.ts";
 import { filtersV2 } from "./v2/filters.ts";
 import { instanceV2 } from "./v2/instance.ts";
@@ -95,6 +98,7 @@ export const routers: Hono<AppEnv>[] = [
   settingsPages,
   exportPages,
   importPages,
+  movePages,
   apps,
   credentials,
   accountStatusesApi,
@@ -107,6 +111,7 @@ export const routers: Hono<AppEnv>[] = [
   markers,
   preferences,
   statuses,
+  asyncRefreshes,
   statusActions,
   statusQuotes,
   tags,
@@ -132,6 +137,7 @@ export const routers: Hono<AppEnv>[] = [
   notificationsV2,
   media,
   mediaV2,
+  mediaProxy,
   push,
   searchApi,
   directoryApi,

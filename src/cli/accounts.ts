@@ -1,6 +1,8 @@
 // `rookery accounts …`: local accounts from the command line.
 import { ApiError } from "../domain/errors.ts";
 import type { Runtime } from "../runtime.ts";
+import { addAlias, findAccountByName } from "../services/accounts/aliases.ts";
+import { moveAccount } from "../services/accounts/moves.ts";
 import {
   createAccountAsOperator,
   deleteLocalAccount,
@@ -35,6 +37,21 @@ async function run(fn: () => Promise<unknown>): Promise<void> {
   }
 }
 
+/**
+ * Moves the local account `name` to `to` in one step when `to` is local too (it gets `name` as its
+ * alias first); a remote `to` must list `name` among its aliases already. No 30-day wait.
+ */
+export async function moveAsOperator(rt: Runtime, name: string, to: string): Promise<void> {
+  const source = await findAccountByName(rt, name);
+  if (!source || source.domain !== null) throw new Error("No such local account.");
+  const target = await findAccountByName(rt, to);
+  if (target?.domain === null) await addAlias(rt, target.id, source.uri);
+  const moved = await moveAccount(rt, source.id, to, { cooldown: false });
+  console.log(
+    `Moved @${source.acct} to @${moved.acct}: a job moves its followers here to @${moved.acct}, and other servers are told.`,
+  );
+}
+
 export const accountsCommand: Command = {
   name: "accounts",
   usage:
@@ -45,8 +62,9 @@ export const accountsCommand: Command = {
     "  rookery accounts delete NAME\n" +
     "  rookery accounts list\n" +
     "  rookery accounts export NAME --type following|lists|blocks|mutes|domain_blocks|bookmarks > FILE.csv\n" +
-    "  rookery accounts import NAME --type TYPE FILE.csv [--overwrite]",
-  summary: "Create, approve, change, delete and list local accounts",
+    "  rookery accounts import NAME --type TYPE FILE.csv [--overwrite]\n" +
+    "  rookery accounts move NAME NEW (NEW: a local username, user@domain or an actor URL)",
+  summary: "Create, approve, change, delete, list and move local accounts",
   async run(args) {
     const { values, positionals } = parse(args, {
       email: { type: "string" },
@@ -151,6 +169,12 @@ export const accountsCommand: Command = {
         const file = positionals[2];
         if (!file) throw new UsageError("Give the CSV file to import.");
         await run(() => withRuntime((rt) => importAccount(rt, needName(), kind, file, values.overwrite ?? false)));
+        return;
+      }
+      case "move": {
+        const to = positionals[2];
+        if (!to) throw new UsageError("Give the account to move to: a local username, user@domain or an actor URL.");
+        await run(() => withRuntime((rt) => moveAsOperator(rt, needName(), to)));
         return;
       }
       default:

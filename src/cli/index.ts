@@ -9,6 +9,7 @@ import { doctorCommand } from "./doctor.ts";
 import { emojiCommand } from "./emoji.ts";
 import { feedsCommand } from "./feeds.ts";
 import { mediaCommand } from "./media.ts";
+import { relaysCommand } from "./relays.ts";
 import { searchCommand } from "./search.ts";
 import { domainsCommand, rulesCommand, siteCommand } from "./site.ts";
 import { suggestionsCommand } from "./suggestions.ts";
@@ -40,13 +41,14 @@ const list: Command[] = [
     async run(args) {
       const { positionals } = parse(args, {});
       if (positionals[0] !== "migrate") throw new UsageError("Unknown db command");
-      const applied = await withRuntime((rt) => migrate(rt.db), { migrate: false, serverSettings: false });
+      const applied = await withRuntime((rt) => migrate(rt.db), { migrate: false, serverSettings: false, idTags: 0 });
       console.log(applied.length === 0 ? "The database is up to date." : `Applied: ${applied.join(", ")}`);
     },
   },
   accountsCommand,
   rulesCommand,
   domainsCommand,
+  relaysCommand,
   siteCommand,
   feedsCommand,
   mediaCommand,

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { FileMigrationProvider, type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import { logger } from "../log.ts";
+import { type PoolWaits, timedDialect } from "./pool_waits.ts";
 import type { Database } from "./schema.ts";
 import { NodeSqliteDatabase } from "./sqlite.ts";
 import { newWriteLock, withWriteLock, writersWaiting } from "./sqlite_writes.ts";
@@ -17,17 +18,22 @@ export interface Connection {
   dialect: Dialect;
   /** How the connections are used now (for the metrics). */
   usage(): PoolUsage;
+  /** The connections lent out, and (once the metrics listen) how long each lending waited. */
+  waits: PoolWaits;
+  /** SQLite: the checkpoint thread's figures (CheckpointStat), when this connection looks after checkpoints. */
+  checkpointStats?: Float64Array | null;
   close(): Promise<void>;
 }
 
 /**
  * PostgreSQL: the pool's connections, those idle, and the requests waiting for one. SQLite: its one
- * connection (whose idleness is not tracked), and the writers of the process waiting for the write
- * lock (sqlite_writes.ts).
+ * connection, and the writers of the process waiting for the write lock (sqlite_writes.ts). Both:
+ * the connections lent to queries and transactions now.
  */
 export interface PoolUsage {
   total: number;
-  idle: number | null;
+  idle: number;
+  inUse: number;
   waiting: number;
 }
 
@@ -93,9 +99,15 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     // An idle client whose server went away: the pool has already dropped it, and opens new ones
     // as requests need them, so the pool reconnects by itself once the database is back.
     pool.on("error", (error) => log.warn("PostgreSQL connection lost: {error}", { error: String(error) }));
-    const db = new Kysely<Database>({ dialect: new RookeryPostgresDialect({ pool }) });
-    const usage = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-    return { db, dialect: "postgres", usage, close: () => db.destroy() };
+    const waits: PoolWaits = { observe: null, inUse: 0 };
+    const db = new Kysely<Database>({ dialect: timedDialect(new RookeryPostgresDialect({ pool }), waits) });
+    const usage = () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      inUse: waits.inUse,
+      waiting: pool.waitingCount,
+    });
+    return { db, dialect: "postgres", usage, waits, close: () => db.destroy() };
   }
   const writeLock = options.sqliteWriteLock ?? newWriteLock();
   const database = new NodeSqliteDatabase(sqlitePath(url), {
@@ -103,9 +115,17 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     writeLock,
     ...options.sqliteMemory,
   });
-  const db = new Kysely<Database>({ dialect: new LockingSqliteDialect(database, writeLock) });
-  const usage = () => ({ total: 1, idle: null, waiting: writersWaiting(writeLock) });
-  return { db, dialect: "sqlite", usage, close: () => db.destroy() };
+  const waits: PoolWaits = { observe: null, inUse: 0 };
+  const db = new Kysely<Database>({ dialect: timedDialect(new LockingSqliteDialect(database, writeLock), waits) });
+  const usage = () => ({ total: 1, idle: 1 - waits.inUse, inUse: waits.inUse, waiting: writersWaiting(writeLock) });
+  return {
+    db,
+    dialect: "sqlite",
+    usage,
+    waits,
+    checkpointStats: database.checkpointStats,
+    close: () => db.destroy(),
+  };
 }
 
 const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

@@ -38,6 +38,8 @@ export interface AccountsTable {
   public_key: string | null;
   private_key: string | null;
   moved_to_account_id: string | null;
+  /** Actor URIs of the account's other accounts (a local one's from its aliases, a remote one's as its actor says). */
+  also_known_as: ColumnType<string[], string | undefined, string>;
   suspended_at: Date | null;
   silenced_at: Date | null;
   /** A moderator forces the media of this account's statuses sensitive. */
@@ -282,6 +284,8 @@ export interface StatusesTable {
   trendable: Default<boolean | null>;
   /** Who may quote it, as Mastodon stores it: automatic approvals << 16 | manual ones (see visibility/quote.ts). */
   quote_approval_policy: Default<number>;
+  /** When its replies collection was last walked (a remote status's; migration 0085). */
+  fetched_replies_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface StatusStatsTable {
@@ -688,6 +692,11 @@ export interface RemoteEmojisTable {
   uri: string | null;
   /** The image, on the other server. */
   image_url: string;
+  /** Staff disabled it (migration 0088): shown as its shortcode. */
+  disabled: Default<boolean>;
+  /** Its copy in this server's storage, and the still of its first frame, once fetched. */
+  image_file: string | null;
+  static_file: string | null;
   updated_at: Date;
   created_at: Date;
 }
@@ -923,6 +932,10 @@ export interface Database {
   imports: ImportsTable;
   import_rows: ImportRowsTable;
   archives: ArchivesTable;
+  relays: RelaysTable;
+  account_aliases: AccountAliasesTable;
+  account_migrations: AccountMigrationsTable;
+  id_tags: IdTagsTable;
 }
 
 /** A local actor's key pairs, as JWK JSON text (migration 0034). */
@@ -964,9 +977,17 @@ export interface MediaAttachmentsTable {
   description: string | null;
   blurhash: string | null;
   remote_url: string | null;
+  /**
+   * Where a remote attachment is in this server's cache (migration 0082): "pending" (a job fetches
+   * it), "cached" (its files are ours), "failed" (refused: shown by its remote URL), "lazy" (not
+   * kept, or dropped by retention: fetched when first asked for). Null for local media.
+   */
+  remote_state: RemoteMediaState | null;
   created_at: Date;
   updated_at: Date;
 }
+
+export type RemoteMediaState = "pending" | "cached" | "failed" | "lazy";
 
 export type PushPolicy = "all" | "followed" | "follower" | "none";
 
@@ -1085,4 +1106,42 @@ export interface ArchivesTable {
   created_at: Date;
   finished_at: Date | null;
   failed_at: Date | null;
+}
+
+/** A relay this server follows (migration 0084), by the inbox it was added with. */
+export interface RelaysTable {
+  id: string;
+  inbox_url: string;
+  /** The id of the Follow last sent to it, which its Accept or Reject names; null when idle. */
+  follow_activity_id: string | null;
+  state: ColumnType<RelayState, RelayState | undefined, RelayState>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type RelayState = "idle" | "pending" | "accepted" | "rejected";
+
+/** Another account a local one says is also its own, which may move to it (migration 0080). */
+export interface AccountAliasesTable {
+  id: string;
+  account_id: string;
+  /** `user@domain` as given. */
+  acct: string;
+  uri: string;
+  created_at: Date;
+}
+
+/** A move of a local account to another (migration 0080): the last one's date starts the cooldown. */
+export interface AccountMigrationsTable {
+  id: string;
+  account_id: string;
+  acct: string;
+  target_account_id: string | null;
+  followers_count: number;
+  created_at: Date;
+}
+
+/** Where the next process's block of id tags starts (migration 0093): one row. */
+export interface IdTagsTable {
+  next: number;
 }

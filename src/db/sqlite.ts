@@ -104,6 +104,8 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   #cache = new Map<string, Statement>();
   #checkpoints: Worker | null = null;
   readonly #ownsCheckpoints: boolean;
+  /** What the checkpoint thread reports (CheckpointStat), when this connection has one. */
+  readonly checkpointStats: Float64Array | null = null;
   /**
    * Prepared statements kept: a statement costs from a few KB to about 40 KB (a timeline's live
    * state), and every length of an `in (…)` list is a statement of its own, so the cache fills
@@ -153,8 +155,10 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       this.#db.exec(`PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = ${LOG_FILE_LIMIT}`);
     }
     if (this.#ownsCheckpoints) {
+      const stats = new SharedArrayBuffer(8 * Float64Array.BYTES_PER_ELEMENT);
+      this.checkpointStats = new Float64Array(stats);
       this.#checkpoints = new Worker(new URL("./sqlite_checkpoints.ts", import.meta.url), {
-        workerData: { path, restartLogAt, writeLock },
+        workerData: { path, restartLogAt, writeLock, stats },
         // It holds one connection and a timer: a small heap keeps it to a few MB.
         resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 },
       });

@@ -12,22 +12,38 @@
 
 import { DatabaseSync } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";
-import { lockWritesSync, unlockWrites } from "./sqlite_writes.ts";
+import { CheckpointStat, lockWritesSync, unlockWrites } from "./sqlite_writes.ts";
 
 const INTERVAL_MS = 500;
 const restartLogAt = workerData.restartLogAt as number;
 const writeLock = workerData.writeLock ? new Int32Array(workerData.writeLock as SharedArrayBuffer) : null;
+/** What the metrics read of the checkpoints (CheckpointStat), written here only. */
+const stats = new Float64Array(workerData.stats as SharedArrayBuffer);
+
+const count = (total: CheckpointStat, longest: CheckpointStat, ms: number) => {
+  stats[total - 1]++;
+  stats[total] += ms;
+  if (ms > stats[longest]) stats[longest] = ms;
+};
 
 let db: DatabaseSync | null = null;
 const timer = setInterval(() => {
   try {
     db ??= new DatabaseSync(workerData.path as string, { timeout: 5000 });
+    const started = performance.now();
     const result = db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number };
+    const passive = performance.now();
+    count(CheckpointStat.PassiveMs, CheckpointStat.LongestPassiveMs, passive - started);
+    stats[CheckpointStat.LogPages] = result.log;
     if (result.log > restartLogAt && (!writeLock || lockWritesSync(writeLock))) {
+      const locked = performance.now();
+      if (locked - passive > stats[CheckpointStat.LongestRestartWaitMs])
+        stats[CheckpointStat.LongestRestartWaitMs] = locked - passive;
       try {
         db.exec("PRAGMA wal_checkpoint(RESTART)");
       } finally {
         if (writeLock) unlockWrites(writeLock);
+        count(CheckpointStat.RestartMs, CheckpointStat.LongestRestartMs, performance.now() - locked);
       }
     }
   } catch {

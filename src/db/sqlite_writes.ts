@@ -22,12 +22,45 @@ export function newWriteLock(): SharedArrayBuffer {
 /** The holder's value while this thread holds the lock (thread ids start at 0). */
 const mine = threadId + 1;
 
+/**
+ * This thread's waits for the lock (how many, how long in all, the longest) and its longest hold
+ * since the metrics last took them: where writers' time goes when requests slow down.
+ */
+export interface WriteLockStats {
+  waits: number;
+  waitedMs: number;
+  longestWaitMs: number;
+  longestHoldMs: number;
+}
+
+const stats: WriteLockStats = { waits: 0, waitedMs: 0, longestWaitMs: 0, longestHoldMs: 0 };
+/** When this thread took the lock (0 while it does not hold it). */
+let heldSince = 0;
+
+/** The waits counted so far (cumulative) and the longest wait and hold since the last call. */
+export function takeWriteLockStats(): WriteLockStats {
+  const taken = { ...stats };
+  stats.longestWaitMs = 0;
+  stats.longestHoldMs = 0;
+  return taken;
+}
+
+function held(waitedSince: number, waited: boolean): void {
+  heldSince = performance.now();
+  if (!waited) return;
+  const ms = heldSince - waitedSince;
+  stats.waits++;
+  stats.waitedMs += ms;
+  if (ms > stats.longestWaitMs) stats.longestWaitMs = ms;
+}
+
 /** Waits, without blocking the thread, until this thread holds the lock. */
 export async function lockWrites(lock: Int32Array): Promise<void> {
   const deadline = Date.now() + WAIT_MS;
-  for (;;) {
+  const since = performance.now();
+  for (let waited = false; ; waited = true) {
     const holder = Atomics.compareExchange(lock, HOLDER, FREE, mine);
-    if (holder === FREE) return;
+    if (holder === FREE) return held(since, waited);
     const left = deadline - Date.now();
     if (left <= 0)
       throw Object.assign(new Error("database is locked (waited for another thread's write)"), { errcode: 5 });
@@ -38,6 +71,25 @@ export async function lockWrites(lock: Int32Array): Promise<void> {
     Atomics.sub(lock, WAITING, 1);
   }
 }
+
+/**
+ * The checkpoint thread's figures (sqlite_checkpoints.ts), in a Float64Array it shares with its
+ * connection's thread: each total follows its count; the longest are since the metrics last read them.
+ */
+export const CheckpointStat = {
+  Passives: 0,
+  PassiveMs: 1,
+  LongestPassiveMs: 2,
+  Restarts: 3,
+  /** Writers are kept out meanwhile. */
+  RestartMs: 4,
+  LongestRestartMs: 5,
+  /** Waiting for the writer of the moment before a restart. */
+  LongestRestartWaitMs: 6,
+  /** The log's length, in pages, at the last checkpoint. */
+  LogPages: 7,
+} as const;
+export type CheckpointStat = (typeof CheckpointStat)[keyof typeof CheckpointStat];
 
 /** Waits, blocking this thread (one with nothing else to do), until it holds the lock. */
 export function lockWritesSync(lock: Int32Array): boolean {
@@ -55,7 +107,11 @@ export function lockWritesSync(lock: Int32Array): boolean {
 
 /** Lets go of the lock, waking a waiter if there is one (a wake is a system call; most writes have no waiter). */
 export function unlockWrites(lock: Int32Array): void {
-  Atomics.compareExchange(lock, HOLDER, mine, FREE);
+  if (Atomics.compareExchange(lock, HOLDER, mine, FREE) === mine && heldSince > 0) {
+    const ms = performance.now() - heldSince;
+    if (ms > stats.longestHoldMs) stats.longestHoldMs = ms;
+    heldSince = 0;
+  }
   if (Atomics.load(lock, WAITING) > 0) Atomics.notify(lock, HOLDER, 1);
 }
 

@@ -1,17 +1,47 @@
 // Mastodon-style snowflake ids: milliseconds since the epoch shifted left 16 bits, plus 16 low bits.
 // The low bits are a 6-bit tag and a 10-bit sequence, so ids from one thread strictly increase.
-// The threads of a process take consecutive tags from one random base (web threads inherit it
-// through the environment), so that no two of them can make the same id; ids made by several
-// processes in the same millisecond rarely meet (a unique constraint catches the rest). Ids are
-// strings everywhere outside the database.
+// Two threads making ids in the same millisecond must differ in tag, or they can make the same id
+// (a unique violation: a 500, or a job lost). Separately started processes (`rookery web` ×N,
+// `rookery worker` ×M) cannot see each other's tags, so each claims a block of consecutive tags
+// from the database as it starts, before it makes any id (src/db/id_tags.ts): one tag for each of
+// its threads, the first for the thread that claimed, the others for the web threads by their
+// place (src/web_threads.ts). Blocks are handed out in turn, so no two processes share a tag until
+// 64 more tags have been handed out (up to 64 processes of one thread, 16 of four). Before a claim
+// (`db migrate`, and threads other than web threads) the block starts at random and a thread
+// takes the place of its thread id. The sequence starts at a random place in each millisecond,
+// so that two makers of one tag (a block handed out again while its first process still runs)
+// still rarely meet; from 0, every first id of a millisecond was the other's too. Ids are strings
+// everywhere outside the database.
 import { threadId } from "node:worker_threads";
 
 const SEQUENCE_BITS = 10n;
 const SEQUENCE_MAX = (1 << 10) - 1;
-const TAGS = 64;
+/** Where a millisecond's sequence may start: below this, leaving it room for at least as many ids. */
+const SEQUENCE_STARTS = 1 << 9;
+export const ID_TAGS = 64;
+/** The block's first tag, which the threads of a process inherit through the environment. */
 const BASE_VARIABLE = "ROOKERY_ID_TAG_BASE";
-process.env[BASE_VARIABLE] ??= String(Math.floor(Math.random() * TAGS));
-const processTag = BigInt((Number(process.env[BASE_VARIABLE]) + threadId) % TAGS) << SEQUENCE_BITS;
+process.env[BASE_VARIABLE] ??= String(Math.floor(Math.random() * ID_TAGS));
+let tag = 0;
+let tagBits = 0n;
+useIdTagPlace(threadId);
+
+/** This thread's tag (0–63). */
+export function idTag(): number {
+  return tag;
+}
+
+/** This process's block starts at `base` (claimed from the database); this thread takes its first tag. */
+export function useIdTagBase(base: number): void {
+  process.env[BASE_VARIABLE] = String(base);
+  useIdTagPlace(0);
+}
+
+/** This thread takes the tag at `place` in its process's block (a web thread: its place among the threads). */
+export function useIdTagPlace(place: number): void {
+  tag = (Number(process.env[BASE_VARIABLE]) + place) % ID_TAGS;
+  tagBits = BigInt(tag) << SEQUENCE_BITS;
+}
 
 let lastMs = 0;
 let sequence = 0;
@@ -29,10 +59,10 @@ export function newId(): string {
       sequence += 1;
     }
   } else {
-    sequence = 0;
+    sequence = Math.floor(Math.random() * SEQUENCE_STARTS);
   }
   lastMs = ms;
-  return ((BigInt(ms) << 16n) | processTag | BigInt(sequence)).toString();
+  return ((BigInt(ms) << 16n) | tagBits | BigInt(sequence)).toString();
 }
 
 /** An id for a moment in the past (remote posts keep their publication time). Not sequenced. */

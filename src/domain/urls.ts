@@ -28,6 +28,8 @@ export function urls(config: Pick<Config, "origin">) {
     /** A local account's posts with a hashtag (a featured tag's link). */
     accountTaggedUrl: (username: string, tag: string) => `${o}/@${username}/tagged/${encodeURIComponent(tag)}`,
     media: (path: string) => `${o}/system/${path}`,
+    /** A remote attachment not in our storage: fetched into it when asked for (Mastodon's media proxy). */
+    mediaProxy: (id: string, style: "original" | "small") => `${o}/media_proxy/${id}/${style}`,
     /** ActivityPub id of a local custom emoji. */
     emojiUri: (id: string) => `${o}/emojis/${id}`,
     api: (path: string) => `${o}${path}`,

@@ -1,7 +1,7 @@
 // A local account as an ActivityPub actor, as Mastodon's ActivityPub::ActorSerializer shows it:
 // Person (Service for bots), its endpoints and collections, both public keys, profile fields as
-// PropertyValue, the custom emojis its name, bio and fields use, avatar and header, and the
-// discovery flags. The instance actor is an Application
+// PropertyValue, the custom emojis its name, bio and fields use, avatar and header, the
+// discovery flags, and its other accounts (`alsoKnownAs`) and the one it moved to (`movedTo`). The instance actor is an Application
 // that signs the server's own fetches.
 import type { Context } from "@fedify/fedify";
 import { Application, Endpoints, Image, Person, PropertyValue, Service } from "@fedify/fedify/vocab";
@@ -32,6 +32,9 @@ export async function localActor(rt: Runtime, ctx: Context<Runtime>, row: Accoun
   const storage = mediaStorage(rt.config);
   const avatar = row.avatar_file ? storage.url(row.avatar_file) : null;
   const header = row.header_file ? storage.url(row.header_file) : null;
+  const movedTo = row.moved_to_account_id
+    ? await rt.db.selectFrom("accounts").select("uri").where("id", "=", row.moved_to_account_id).executeTakeFirst()
+    : undefined;
   const values = {
     id: ctx.getActorUri(id),
     preferredUsername: row.username,
@@ -56,8 +59,8 @@ export async function localActor(rt: Runtime, ctx: Context<Runtime>, row: Accoun
     image: image(header, mediaTypeOf(row.header_file)),
     publicKey: keys[0]?.cryptographicKey ?? null,
     assertionMethods: keys.map((k) => k.multikey),
-    // Placeholders until accounts can move: nobody has moved, nobody is an alias.
-    alsoKnownAs: [],
+    aliases: row.also_known_as.map((uri) => new URL(uri)),
+    successor: movedTo ? new URL(movedTo.uri) : null,
   };
   return row.actor_type === "Service" ? new Service(values) : new Person(values);
 }

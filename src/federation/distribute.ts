@@ -16,6 +16,7 @@ import {
   Flag,
   Follow,
   Like,
+  Move,
   Note,
   PUBLIC_COLLECTION,
   Reject,
@@ -28,8 +29,9 @@ import { urls } from "../domain/urls.ts";
 import type { JobPayloads } from "../jobs/queue.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Outgoing } from "../services/federation/outbox.ts";
+import { acceptedRelayInboxes } from "../services/federation/relays.ts";
 import { INSTANCE_ACTOR, localActor } from "./actor.ts";
-import { mastodonAddressing } from "./addressing.ts";
+import { mastodonAddressing, PUBLIC_URI } from "./addressing.ts";
 import { DELIVERY_MAX_ATTEMPTS } from "./delivery.ts";
 import { federationOf } from "./federation.ts";
 import { actorKeyPairs, INSTANCE_KEY_OWNER, proofKeyId } from "./keys.ts";
@@ -50,6 +52,10 @@ interface Audience {
   accounts: string[];
   /** A local account whose other counterparts receive it too (knownBy). */
   knowing?: string;
+  /** The accepted relays receive it too (a public status, or its boost). */
+  relays?: boolean;
+  /** Inboxes named outright (a relay's). */
+  inboxes?: string[];
 }
 
 interface Built {
@@ -91,6 +97,7 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
           ...mentioned.map((m) => m.account_id),
           ...(row.in_reply_to_account_id ? [row.in_reply_to_account_id] : []),
         ],
+        relays: row.visibility === "public",
       };
       const actor = new URL(parts.author.uri);
       if (o.type === "Delete") {
@@ -134,7 +141,11 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
       return {
         actorId: boost.account_id,
         activity,
-        audience: { followersOf: [boost.account_id], accounts: [original.account_id] },
+        audience: {
+          followersOf: [boost.account_id],
+          accounts: [original.account_id],
+          relays: boost.visibility === "public",
+        },
       };
     }
     case "UndoAnnounce": {
@@ -262,6 +273,17 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
       });
       return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: [] } };
     }
+    case "Move": {
+      const [actor, target] = await Promise.all([accountUri(rt, o.accountId), accountUri(rt, o.targetId)]);
+      if (!actor || !target) return null;
+      const activity = new Move({
+        id: new URL(`${actor}#moves/${o.migrationId}`),
+        actor: new URL(actor),
+        object: new URL(actor),
+        target: new URL(target),
+      });
+      return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: o.blockers } };
+    }
     case "DeleteActor": {
       const actor = await accountUri(rt, o.accountId);
       if (!actor) return null;
@@ -300,6 +322,26 @@ async function build(rt: Runtime, o: Outgoing, at: Date): Promise<Built | null> 
       };
       const activity = o.type === "Add" ? new Add(values) : new Remove(values);
       return { actorId: o.accountId, activity, audience: { followersOf: [o.accountId], accounts: [] } };
+    }
+    case "RelayFollow":
+    case "RelayUndo": {
+      const actor = instanceActorUri(rt);
+      if (o.type === "RelayFollow") {
+        // Disabled, removed or followed anew since: that later change's activity is the one to send.
+        const relay = await rt.db
+          .selectFrom("relays")
+          .select("id")
+          .where("inbox_url", "=", o.inbox)
+          .where("follow_activity_id", "=", o.followUri)
+          .executeTakeFirst();
+        if (!relay) return null;
+      }
+      const follow = new Follow({ id: new URL(o.followUri), actor, object: PUBLIC_COLLECTION });
+      const activity =
+        o.type === "RelayFollow"
+          ? follow
+          : new Undo({ id: new URL(`${o.followUri}#undo/${stamp}`), actor, object: follow });
+      return { actorId: INSTANCE_KEY_OWNER, activity, audience: { followersOf: [], accounts: [], inboxes: [o.inbox] } };
     }
     case "Flag": {
       const report = await rt.db.selectFrom("reports").selectAll().where("id", "=", o.reportId).executeTakeFirst();
@@ -452,9 +494,23 @@ async function inboxes(rt: Runtime, audience: Audience): Promise<string[]> {
       if (inbox) found.add(inbox);
     }
   }
+  for (const inbox of audience.inboxes ?? []) found.add(inbox);
+  if (audience.relays) for (const inbox of await acceptedRelayInboxes(rt)) found.add(inbox);
   const open: string[] = [];
   for (const inbox of found) if (!(await refused(rt, inbox))) open.push(inbox);
   return open;
+}
+
+/**
+ * A relay's Follow (or the one its Undo embeds) names the public collection by its full URI, as
+ * Mastodon writes it: relays compare the object as a string, and Fedify compacts it to `as:Public`.
+ */
+function publicFollow(json: JsonObject): JsonObject {
+  const follow = json.type === "Undo" ? json.object : json;
+  if (typeof follow !== "object" || follow === null || (follow as JsonObject).type !== "Follow") return json;
+  if ((follow as JsonObject).object !== "as:Public") return json;
+  const fixed = { ...(follow as JsonObject), object: PUBLIC_URI };
+  return json === follow ? fixed : { ...json, object: fixed };
 }
 
 export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["federation.distribute"]): Promise<void> {
@@ -472,8 +528,10 @@ export async function distribute(rt: Runtime, { outgoing, at }: JobPayloads["fed
   const { ed25519 } = await actorKeyPairs(rt.db, built.actorId);
   const activities = [built.activity, ...(built.more ?? [])];
   for (const activity of activities) {
-    let json = mastodonAddressing(
-      (await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader })) as JsonObject,
+    let json = publicFollow(
+      mastodonAddressing(
+        (await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader })) as JsonObject,
+      ),
     );
     if (built.media && typeof json.object === "object" && json.object) {
       addMediaTerms(json, json.object as JsonObject, built.media);

@@ -35,7 +35,7 @@ async function emojiTagsOf(object: ApObject): Promise<EmojiTag[]> {
  */
 export async function keepEmojisOf(rt: Runtime, domain: string, object: ApObject): Promise<void> {
   if ((await peerPolicy(rt, domain)).rejectMedia) return;
-  await saveRemoteEmojis(rt.db, domain, await emojiTagsOf(object));
+  await saveRemoteEmojis(rt, domain, await emojiTagsOf(object));
 }
 
 const IMAGE_TYPES: Record<string, string> = { png: "image/png", gif: "image/gif", webp: "image/webp" };

@@ -8,7 +8,7 @@ import { documentLoaderFactory } from "./document_loader.ts";
 
 export { archiveActor, archiveCreates } from "./archive.ts";
 export { federationOf } from "./federation.ts";
-export { deliver, distribute, runFedifyMessage, syncFeatured } from "./jobs.ts";
+export { deliver, distribute, fetchReplies, runFedifyMessage, syncFeatured } from "./jobs.ts";
 export { remoteResolver } from "./resolve.ts";
 
 /** The key that signed `request` (either signature form); null when it is unsigned or does not verify. */

@@ -3,7 +3,15 @@
 // document is read through src/net, and the dispatchers below serve this server's actors, objects
 // and collections. Inbox listeners are in inbox.ts.
 import { createFederation, type Federation } from "@fedify/fedify";
-import { type Create, Emoji, Hashtag, Note, QuoteAuthorization, type Recipient } from "@fedify/fedify/vocab";
+import {
+  Collection,
+  type Create,
+  Emoji,
+  Hashtag,
+  Note,
+  QuoteAuthorization,
+  type Recipient,
+} from "@fedify/fedify/vocab";
 import { isId } from "../domain/ids.ts";
 import type { Runtime } from "../runtime.ts";
 import { INSTANCE_ACTOR, instanceActor, localActor } from "./actor.ts";
@@ -18,6 +26,7 @@ import { localAccountByUsername, publicLocalStatusId } from "./local_rows.ts";
 import { jobMessageQueue } from "./message_queue.ts";
 import { loadNoteParts, servedCreate, servedNote } from "./note.ts";
 import { servedStamp } from "./quotes.ts";
+import { servedReplies } from "./replies_collection.ts";
 import { Temporal } from "./temporal.ts";
 
 const federations = new WeakMap<Runtime, Federation<Runtime>>();
@@ -76,6 +85,10 @@ function buildFederation(rt: Runtime): Federation<Runtime> {
     // A poll is a Question; Fedify serves whatever object the dispatcher returns.
     return parts ? ((await servedNote(rt, parts, ctx.contextLoader)) as Note) : null;
   });
+
+  federation.setObjectDispatcher(Collection, "/users/{username}/statuses/{id}/replies", (ctx, values) =>
+    servedReplies(rt, ctx, values),
+  );
 
   // The stamps of quotes of local statuses (FEP-044f), for the servers that check them.
   federation.setObjectDispatcher(QuoteAuthorization, "/users/{username}/quote_authorizations/{id}", (_ctx, values) =>

@@ -14,6 +14,7 @@ import {
   Follow,
   isActor,
   Like,
+  Move,
   Note,
   QuoteRequest,
   Reject,
@@ -24,7 +25,9 @@ import {
 import { ApiError } from "../domain/errors.ts";
 import { logger } from "../log.ts";
 import type { Runtime } from "../runtime.ts";
+import { receiveMove } from "../services/accounts/moves.ts";
 import { federate } from "../services/federation/outbox.ts";
+import { isAcceptedRelay, relayAnswered } from "../services/federation/relays.ts";
 import { recordContact } from "../services/federation/server_health.ts";
 import { receiveReport } from "../services/moderation/reports.ts";
 import { block, unblock } from "../services/relationships/blocks.ts";
@@ -142,6 +145,8 @@ async function answeredFollower(ctx: Ctx, activity: Accept | Reject, targetId: s
 }
 
 async function onAccept(ctx: Ctx, activity: Accept): Promise<void> {
+  // A relay's answer names the Follow sent to it, as Mastodon matches it: by that Follow's id alone.
+  if (activity.objectId && (await relayAnswered(ctx.data, activity.objectId.href, "accepted"))) return;
   const targetId = await sender(ctx, activity);
   if (!targetId) return;
   if (await onQuoteAccept(ctx.data, activity, targetId)) return;
@@ -152,6 +157,7 @@ async function onAccept(ctx: Ctx, activity: Accept): Promise<void> {
 }
 
 async function onReject(ctx: Ctx, activity: Reject): Promise<void> {
+  if (activity.objectId && (await relayAnswered(ctx.data, activity.objectId.href, "rejected"))) return;
   const targetId = await sender(ctx, activity);
   if (!targetId) return;
   if (await onQuoteReject(ctx.data, activity, targetId)) return;
@@ -212,9 +218,9 @@ async function onUpdate(ctx: Ctx, activity: Update): Promise<void> {
   if (!actorId) return;
   const object = await activity.getObject({ crossOrigin: "trust" }).catch(() => null);
   if (isActor(object)) {
-    if (object.id?.href === activity.actorId?.href) await storeActor(rt, object);
+    if (object.id?.href === activity.actorId?.href) await storeActor(rt, object, ctx);
   } else if (isStatusObject(object)) {
-    await updateStatus(rt, object, actorId);
+    await updateStatus(rt, ctx, object, actorId);
   }
 }
 
@@ -243,12 +249,20 @@ async function onDelete(ctx: Ctx, activity: Delete): Promise<void> {
   await refusedIsDone(() => deleteStatus(rt, actor.id, status.id));
 }
 
+async function inboxOf(rt: Runtime, accountId: string): Promise<string | null> {
+  const row = await rt.db.selectFrom("accounts").select("inbox_url").where("id", "=", accountId).executeTakeFirst();
+  return row?.inbox_url ?? null;
+}
+
 async function onAnnounce(ctx: Ctx, activity: Announce): Promise<void> {
   const rt = ctx.data;
   const actorId = await sender(ctx, activity);
   if (!actorId || !activity.id || !activity.objectId) return;
   const statusId = await statusFromUri(rt, ctx, activity.objectId.href);
   if (!statusId) return;
+  // A relay passes on another server's post: the post is taken in (and so reaches the federated
+  // timeline), but the relay's Announce is no boost anyone should see.
+  if (await isAcceptedRelay(rt, await inboxOf(rt, actorId))) return;
   await refusedIsDone(() => reblog(rt, actorId, statusId, undefined, activity.id!.href));
 }
 
@@ -299,6 +313,20 @@ async function onAdd(ctx: Ctx, activity: Add): Promise<void> {
 async function onRemove(ctx: Ctx, activity: Remove): Promise<void> {
   const change = await featuredChange(ctx, activity);
   if (change) await removeRemotePin(ctx.data, change.accountId, change.statusId);
+}
+
+/**
+ * A Move, as Mastodon takes one: its actor (who signed it) moving itself (`object`) to `target`,
+ * whose actor is read again now: it must list the actor in its `alsoKnownAs`.
+ */
+async function onMove(ctx: Ctx, activity: Move): Promise<void> {
+  if (!activity.actorId || !activity.targetId || activity.objectId?.href !== activity.actorId.href) return;
+  const originId = await sender(ctx, activity);
+  if (!originId) return;
+  const targetUri = activity.targetId.href;
+  if (await refused(ctx.data, activity.targetId)) return;
+  const targetId = await accountByUri(ctx.data, ctx, targetUri, { refresh: true, followMove: false });
+  if (targetId) await receiveMove(ctx.data, originId, targetId);
 }
 
 /** A Flag names at most this many objects (an account and its statuses); the rest are not read. */
@@ -374,6 +402,7 @@ export function registerInbox(rt: Runtime, federation: Federation<Runtime>): voi
     .on(Add, fromPeer(onAdd))
     .on(Remove, fromPeer(onRemove))
     .on(QuoteRequest, fromPeer(onQuote))
+    .on(Move, fromPeer(onMove))
     .onError((_ctx, error) => {
       log.warn("An inbox activity failed on {domain}: {error}", {
         domain: rt.config.localDomain,

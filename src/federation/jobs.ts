@@ -1,5 +1,6 @@
 // The job handlers of federation: Fedify's deferred work (inbox activities), building and
-// distributing a local action's activity, one delivery, and reading a remote account's pins.
+// distributing a local action's activity, one delivery, reading a remote account's pins, and
+// walking a remote status's replies.
 import type { JobPayloads } from "../jobs/queue.ts";
 import type { Runtime } from "../runtime.ts";
 import { mastodonAddressing } from "./addressing.ts";
@@ -9,6 +10,7 @@ import { whileHandling } from "./received.ts";
 export { deliver } from "./delivery.ts";
 export { distribute } from "./distribute.ts";
 export { syncFeatured } from "./featured.ts";
+export { fetchReplies } from "./replies.ts";
 
 /**
  * Runs an inbox activity. Its addressing is read as Mastodon reads it first: the bare `Public`,

@@ -30,6 +30,7 @@ export const deliver = onFirstUse("deliver");
 export const distribute = onFirstUse("distribute");
 export const runFedifyMessage = onFirstUse("runFedifyMessage");
 export const syncFeatured = onFirstUse("syncFeatured");
+export const fetchReplies = onFirstUse("fetchReplies");
 export const signingKey = onFirstUse("signingKey");
 export const archiveActor = onFirstUse("archiveActor");
 export const archiveCreates = onFirstUse("archiveCreates");
@@ -38,4 +39,5 @@ export const archiveCreates = onFirstUse("archiveCreates");
 export const remoteResolver: RemoteResolver = {
   account: async (...args) => (await federation()).remoteResolver.account(...args),
   url: async (...args) => (await federation()).remoteResolver.url(...args),
+  refresh: async (...args) => (await federation()).remoteResolver.refresh(...args),
 };

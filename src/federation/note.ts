@@ -24,6 +24,7 @@ import { type CustomEmoji, emojisIn, localEmojis } from "../services/emojis/cust
 import { localEmojiTags } from "./emojis.ts";
 import { addMediaTerms } from "./media_terms.ts";
 import { interactionPolicyOf, noteQuoteTerms } from "./quotes.ts";
+import { repliesUri } from "./replies_collection.ts";
 import { instant } from "./temporal.ts";
 
 export type StatusRowFull = Selectable<StatusesTable>;
@@ -161,6 +162,8 @@ export async function noteObject(rt: Runtime, parts: NoteParts): Promise<Note | 
     published: instant(row.created_at),
     updated: row.edited_at ? instant(row.edited_at) : null,
     replyTarget: parts.parentUri ? new URL(parts.parentUri) : null,
+    // Where other servers find the replies this one knows (replies_collection.ts).
+    replies: row.local ? new URL(repliesUri(row.uri)) : null,
     summary: row.spoiler_text || null,
     sensitive: row.sensitive,
     contents: row.language ? [content, new LanguageString(content, row.language)] : [content],

@@ -22,7 +22,7 @@ import { isId, newId } from "../domain/ids.ts";
 import type { Runtime } from "../runtime.ts";
 import { federate, type Outgoing } from "../services/federation/outbox.ts";
 import { notify } from "../services/notifications/create.ts";
-import { changeQuoteState, quoterOf, rejectedState } from "../services/statuses/quotes.ts";
+import { changeQuoteState, quoterOf, rejectedState, removeQuote } from "../services/statuses/quotes.ts";
 import { QUOTE_FLAGS, quoteVerdict } from "../services/visibility/quote.ts";
 import { publishEvent } from "../streaming/events.ts";
 import { loadNoteParts, noteObject } from "./note.ts";
@@ -230,6 +230,40 @@ export async function storeRemoteQuote(
     .onConflict((oc) => oc.column("status_id").doNothing())
     .execute();
   await publishEvent(rt, "statuses.changed", { ids: [statusId] });
+}
+
+/**
+ * An Update of a remote status that quotes another status now, or no longer (Mastodon's
+ * ProcessStatusUpdateService#update_quote!): a quote of another status, or under another stamp,
+ * replaces the old one, which is dropped (and with it any stamp of ours for it); a quote gone from
+ * the Note is taken off. Returns whether the quote changed, which makes the Update an edit.
+ */
+export async function updateRemoteQuote(
+  rt: Runtime,
+  ctx: Context<Runtime>,
+  object: StatusObject,
+  statusId: string,
+  accountId: string,
+): Promise<boolean> {
+  const quotedUri = (object.quoteId ?? object.quoteUrl)?.href ?? null;
+  const current = await rt.db
+    .selectFrom("quotes as q")
+    .leftJoin("statuses as t", "t.id", "q.quoted_status_id")
+    .select(["t.uri", "q.approval_uri", "q.legacy"])
+    .where("q.status_id", "=", statusId)
+    .executeTakeFirst();
+  if (!current && !quotedUri) return false;
+  if (
+    current &&
+    current.uri === quotedUri &&
+    current.approval_uri === (object.quoteAuthorizationId?.href ?? null) &&
+    Boolean(current.legacy) === !object.quoteId
+  )
+    return false;
+  await removeQuote(rt.db, statusId);
+  if (quotedUri) await storeRemoteQuote(rt, ctx, object, statusId, accountId, 0);
+  else await publishEvent(rt, "statuses.changed", { ids: [statusId] });
+  return true;
 }
 
 /** Whether the stamp at `approval` authorizes `quotingUri` to quote `quotedUri` (Mastodon's VerifyQuoteService). */

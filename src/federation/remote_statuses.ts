@@ -26,7 +26,7 @@ import { isPublicAddress } from "./addressing.ts";
 import { keepEmojisOf } from "./emojis.ts";
 import { mediaTermsOf } from "./media_terms.ts";
 import { peerPolicy, refused } from "./peers.ts";
-import { remotePolicyBits, storeRemoteQuote } from "./quotes.ts";
+import { remotePolicyBits, storeRemoteQuote, updateRemoteQuote } from "./quotes.ts";
 import { accountByUri, isFresh, signedLoader } from "./remote_accounts.ts";
 
 /** How many parents up a reply's thread are fetched. */
@@ -288,8 +288,13 @@ export async function storeStatus(
   return written.id;
 }
 
-/** An edit of a stored remote status: its text, mentions, hashtags and poll counts now. */
-export async function updateStatus(rt: Runtime, object: StatusObject, authorId: string): Promise<void> {
+/** An edit of a stored remote status: its text, mentions, hashtags, quote and poll counts now. */
+export async function updateStatus(
+  rt: Runtime,
+  ctx: Context<Runtime>,
+  object: StatusObject,
+  authorId: string,
+): Promise<void> {
   if (!object.id) return;
   const stored = await statusByUri(rt.db, object.id.href);
   if (!stored || stored.deleted_at || stored.account_id !== authorId) return;
@@ -312,6 +317,14 @@ export async function updateStatus(rt: Runtime, object: StatusObject, authorId: 
   const mentioned = await knownAccounts(rt, text.mentionUris);
   const poll = await pollOf(object);
   const edited = object.updated ? new Date(object.updated.epochMilliseconds) : new Date();
+  const { edited_at } = await rt.db
+    .selectFrom("statuses")
+    .select("edited_at")
+    .where("id", "=", stored.id)
+    .executeTakeFirstOrThrow();
+  // A redelivered or older Update changes nothing, its quote included.
+  const requoted =
+    !(edited_at && edited_at >= edited) && (await updateRemoteQuote(rt, ctx, object, stored.id, authorId));
   const changed = await rt.db.transaction().execute(async (trx) => {
     const before = await trx
       .selectFrom("statuses")
@@ -330,7 +343,7 @@ export async function updateStatus(rt: Runtime, object: StatusObject, authorId: 
       .executeTakeFirstOrThrow();
     // A redelivered or older Update changes nothing.
     if (before.edited_at && before.edited_at >= edited) return false;
-    if (before.content === text.content && before.spoiler_text === text.spoiler && !poll) return false;
+    if (before.content === text.content && before.spoiler_text === text.spoiler && !poll && !requoted) return false;
     if (poll && stored.poll_id) {
       await trx
         .updateTable("polls")

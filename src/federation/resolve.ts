@@ -28,4 +28,18 @@ async function resolveUrl(rt: Runtime, url: string): Promise<{ accountId: string
   return statusId ? { statusId } : null;
 }
 
-export const remoteResolver: RemoteResolver = { account: resolveRemoteAccount, url: resolveUrl };
+async function refreshAccount(rt: Runtime, accountId: string): Promise<boolean> {
+  const row = await rt.db
+    .selectFrom("accounts")
+    .select(["uri", "domain"])
+    .where("id", "=", accountId)
+    .executeTakeFirst();
+  if (!row || row.domain === null) return row !== undefined;
+  return (await accountByUri(rt, contextOf(rt), row.uri, { refresh: true })) === accountId;
+}
+
+export const remoteResolver: RemoteResolver = {
+  account: resolveRemoteAccount,
+  url: resolveUrl,
+  refresh: refreshAccount,
+};

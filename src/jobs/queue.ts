@@ -138,8 +138,8 @@ export class Queue {
   #concurrency = JOB_CONCURRENCY;
   /** The jobs this process runs, by id. */
   #running = new Map<string, Promise<void>>();
-  /** The most jobs of a type that run at once (see `limit`), and how many do. */
-  #limits = new Map<string, number>();
+  /** The most jobs of some types that run at once, together (see `limit`), and how many of each type do. */
+  #limits: { types: string[]; max: number }[] = [];
   #runningOfType = new Map<string, number>();
   #timer: NodeJS.Timeout | null = null;
   /** A pump is to run at the end of this turn of the event loop (wake). */
@@ -293,23 +293,29 @@ export class Queue {
   }
 
   /**
-   * Runs at most `max` jobs of `type` at once in this process: jobs that wait on other servers
-   * (link previews, which may take their full deadline) then leave the other slots to the rest.
+   * Runs at most `max` jobs of the `types` at once (together) in this process: jobs that wait on
+   * other servers (link previews, deliveries, which may take their full deadline) then leave the
+   * other slots to the rest.
    */
-  limit(type: JobType, max: number): void {
-    this.#limits.set(type, max);
+  limit(types: JobType[], max: number): void {
+    this.#limits.push({ types, max });
+  }
+
+  #runningOf(types: string[]): number {
+    return types.reduce((n, type) => n + (this.#runningOfType.get(type) ?? 0), 0);
   }
 
   /** The limited types running as many jobs as they may: not to be claimed now. */
   #full(): string[] {
-    return [...this.#limits].filter(([type, max]) => (this.#runningOfType.get(type) ?? 0) >= max).map(([t]) => t);
+    const full = this.#limits.filter(({ types, max }) => this.#runningOf(types) >= max).flatMap((l) => l.types);
+    return [...new Set(full)];
   }
 
   /** The most jobs one claim may take without going past a limit (a limited type's jobs may be all it finds). */
   #headroom(): number {
     let room = Number.POSITIVE_INFINITY;
-    for (const [type, max] of this.#limits) {
-      const left = max - (this.#runningOfType.get(type) ?? 0);
+    for (const { types, max } of this.#limits) {
+      const left = max - this.#runningOf(types);
       if (left > 0) room = Math.min(room, left);
     }
     return room;
@@ -389,9 +395,16 @@ export class Queue {
     });
   }
 
-  /** Resolves when no due job is waiting and none is running (tests use it to let side effects land). */
+  /**
+   * Resolves when no due job is waiting and none is running (tests use it to let side effects land).
+   * Rejects at once when this process works no jobs and some are due: nothing here would run them.
+   */
   async idle(): Promise<void> {
     for (;;) {
+      if (this.#stopped) {
+        if (await this.#hasWork()) throw new Error("Jobs are due, but this process's queue is not working them");
+        return;
+      }
       if (this.#running.size === 0 && !this.#pumping && !(await this.#hasWork())) return;
       await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
     }

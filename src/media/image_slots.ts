@@ -53,6 +53,21 @@ export async function withImageSlot<T>(work: () => Promise<T>): Promise<T> {
     const wait = Atomics.waitAsync(slots, 0, available);
     if (wait.async) await wait.value;
   }
+  return inSlot(slots, work);
+}
+
+/** Runs `work` in one of the process's image slots if one is free now; null, without running it, if none is. */
+export function withFreeImageSlot<T>(work: () => Promise<T>): Promise<T> | null {
+  const slots = processFree();
+  for (;;) {
+    const available = Atomics.load(slots, 0);
+    if (available <= 0) return null;
+    if (Atomics.compareExchange(slots, 0, available, available - 1) === available) return inSlot(slots, work);
+  }
+}
+
+/** Runs `work` in the slot just taken, and gives it back. */
+async function inSlot<T>(slots: Int32Array, work: () => Promise<T>): Promise<T> {
   if (held) Atomics.add(held, 0, 1);
   try {
     return await work();

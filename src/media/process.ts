@@ -12,7 +12,7 @@ import type { MediaMeta, MediaType } from "../db/schema.ts";
 import { unprocessable } from "../domain/errors.ts";
 import { lazy } from "../lazy.ts";
 import { type Ffmpeg, type Probe, type ProbeStream, probe, transcode } from "./ffmpeg.ts";
-import { withImageSlot } from "./image_slots.ts";
+import { withFreeImageSlot, withImageSlot } from "./image_slots.ts";
 
 export interface OutputFile {
   data: Buffer;
@@ -29,12 +29,21 @@ export interface ProcessedMedia {
 
 /** What the bytes of an upload are. */
 export type Detected =
-  | { kind: "image"; format: string; width: number; height: number; animated: boolean; alpha: boolean }
+  | {
+      kind: "image";
+      format: string;
+      width: number;
+      height: number;
+      animated: boolean;
+      alpha: boolean;
+      /** Upright as stored, and without EXIF, XMP or IPTC metadata: fit to be served as it is. */
+      bare: boolean;
+    }
   | { kind: "video" | "audio"; probe: Probe };
 
 const IMAGE_FORMATS = ["jpeg", "png", "webp", "gif", "heif"];
 /** Originals larger than this many pixels are scaled down (Mastodon's 3840×2160). */
-const ORIGINAL_PIXELS = 8_294_400;
+export const ORIGINAL_PIXELS = 8_294_400;
 const PREVIEW_SIZE = 640;
 /**
  * JPEG output without optimised Huffman tables: the same pixels in a file a few percent larger,
@@ -83,6 +92,7 @@ export async function detectImage(input: Buffer): Promise<Extract<Detected, { ki
       height: turned ? m.width : m.height,
       animated: (m.pages ?? 1) > 1,
       alpha: m.hasAlpha,
+      bare: (m.orientation ?? 1) === 1 && !m.exif && !m.xmp && !m.iptc,
     };
   } catch {
     return null;
@@ -111,6 +121,16 @@ export const shape = (width: number, height: number) => ({
   aspect: Math.round((width / height) * 1e6) / 1e6,
 });
 
+/** The blurhash (4×4) of an upright picture. */
+async function blurhashOf(picture: Buffer): Promise<string> {
+  const pixels = await sharp()(picture)
+    .resize(32, 32, { fit: "inside" })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return encode(new Uint8ClampedArray(pixels.data), pixels.info.width, pixels.info.height, 4, 4);
+}
+
 /**
  * The preview of a picture (an image, a video's first frame, a custom thumbnail) and its blurhash.
  * `alpha`, whether the picture has an alpha channel, is read from it unless the caller knows; `side`,
@@ -127,11 +147,6 @@ export async function previewOf(
   const out = hasAlpha
     ? await small.png().toBuffer({ resolveWithObject: true })
     : await small.jpeg({ ...JPEG, quality: 80 }).toBuffer({ resolveWithObject: true });
-  const pixels = await sharp()(out.data)
-    .resize(32, 32, { fit: "inside" })
-    .ensureAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
   return {
     file: {
       data: out.data,
@@ -139,18 +154,65 @@ export async function previewOf(
       contentType: hasAlpha ? "image/png" : "image/jpeg",
     },
     small: shape(out.info.width, out.info.height),
-    blurhash: encode(new Uint8ClampedArray(pixels.data), pixels.info.width, pixels.info.height, 4, 4),
+    blurhash: await blurhashOf(out.data),
   };
 }
 
+/** Formats an original is kept in as it came, when `asReceived` allows it. */
+const KEPT_FORMATS: Record<string, { extension: string; contentType: string }> = {
+  jpeg: { extension: "jpg", contentType: "image/jpeg" },
+  png: { extension: "png", contentType: "image/png" },
+  webp: { extension: "webp", contentType: "image/webp" },
+};
+
 /**
  * A still image: JPEG stays JPEG, PNG and WebP stay themselves, anything else becomes PNG or JPEG.
- * Each image is worked on by one libvips thread, and the process works on as many images at once
- * as it has cores (image_slots.ts): a burst of uploads queues instead of taking more than its share
- * of the CPU from the requests answered beside it.
+ * With `asReceived` (another server's media, as Mastodon's lazy thumbnail does for them), an
+ * original that needs no change (a still JPEG, PNG or WebP, upright, no larger than our originals,
+ * without metadata) is kept as it came: only its preview is made. Each image is worked on by one
+ * libvips thread, and the process works on as many images at once as it has cores
+ * (image_slots.ts): a burst of uploads queues instead of taking more than its share of the CPU from
+ * the requests answered beside it.
  */
-export function processImage(input: Buffer, detected: Extract<Detected, { kind: "image" }>): Promise<ProcessedMedia> {
+export function processImage(
+  input: Buffer,
+  detected: Extract<Detected, { kind: "image" }>,
+  options: { asReceived?: boolean } = {},
+): Promise<ProcessedMedia> {
+  const kept = KEPT_FORMATS[detected.format];
+  if (options.asReceived && kept && detected.bare && !detected.animated) {
+    if (detected.width * detected.height <= ORIGINAL_PIXELS) {
+      return withImageSlot(() => previewOnly(input, detected, { data: input, ...kept }));
+    }
+  }
   return withImageSlot(() => processImageNow(input, detected));
+}
+
+/** The same, if one of the process's image slots is free now; null, without processing it, if none is. */
+export function processImageIfFree(
+  input: Buffer,
+  detected: Extract<Detected, { kind: "image" }>,
+): Promise<ProcessedMedia> | null {
+  return withFreeImageSlot(() => processImageNow(input, detected));
+}
+
+async function previewOnly(
+  input: Buffer,
+  detected: Extract<Detected, { kind: "image" }>,
+  file: OutputFile,
+): Promise<ProcessedMedia> {
+  const size = shape(detected.width, detected.height);
+  // A picture no larger than a preview is its own (stored once: storeProcessed).
+  if (detected.width <= PREVIEW_SIZE && detected.height <= PREVIEW_SIZE) {
+    return { file, preview: file, meta: { original: size, small: size }, blurhash: await blurhashOf(input) };
+  }
+  const preview = await previewOf(input, detected.alpha);
+  return {
+    file,
+    preview: preview.file,
+    meta: { original: size, small: preview.small },
+    blurhash: preview.blurhash,
+  };
 }
 
 async function processImageNow(input: Buffer, detected: Extract<Detected, { kind: "image" }>): Promise<ProcessedMedia> {

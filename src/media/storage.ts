@@ -1,6 +1,6 @@
 // Where uploaded files live: under DATA_DIR/media, served by Rookery at /system/, or in an
 // S3-compatible bucket (S3_ENABLED). Keys are random and never reused, so files can be cached for ever.
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { Config, S3Config } from "../config.ts";
 import { urls } from "../domain/urls.ts";
@@ -10,6 +10,8 @@ export interface Storage {
   put(key: string, data: Uint8Array, contentType: string): Promise<void>;
   get(key: string): Promise<Buffer>;
   delete(key: string): Promise<void>;
+  /** The size in bytes of the file stored under `key`, or 0 when there is none. */
+  size(key: string): Promise<number>;
   /** Where clients fetch the file stored under `key`. */
   url(key: string): string;
 }
@@ -53,6 +55,11 @@ function localStorage(config: Config): Storage {
     async delete(key) {
       await rm(pathOf(key), { force: true });
     },
+    size: (key) =>
+      stat(pathOf(key)).then(
+        (s) => s.size,
+        () => 0,
+      ),
     url: (key) => u.media(key),
   };
 }
@@ -99,6 +106,10 @@ function s3Storage(s3: S3Config): Storage {
     },
     async delete(key) {
       await (await signed("DELETE", key)).body?.cancel();
+    },
+    async size(key) {
+      const res = await signed("HEAD", key).catch(() => null);
+      return Number(res?.headers.get("content-length") ?? 0);
     },
     url: (key) => `${publicBase}/${encodeKey(key)}`,
   };

@@ -7,8 +7,9 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
 import { isMainThread, threadId } from "node:worker_threads";
 import type { Context } from "hono";
-import { Counter, collectDefaultMetrics, Registry } from "prom-client";
-import type { PoolUsage } from "../db/index.ts";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import type { Connection } from "../db/index.ts";
+import { CheckpointStat, takeWriteLockStats } from "../db/sqlite_writes.ts";
 import { routeOf } from "../http/route.ts";
 import type { Runtime } from "../runtime.ts";
 import { computedCacheStats } from "../services/cache.ts";
@@ -65,7 +66,16 @@ function inboxOutcome(status: number): string {
 const thread = isMainThread ? "main" : String(threadId);
 const seconds = (ms: number) => ms / 1000;
 
-export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
+/**
+ * `connection.checkpointStats`: the figures of SQLite's checkpoint thread, when this thread's
+ * connection has one (CheckpointStat).
+ */
+export function createMetrics(
+  rt: Runtime,
+  connection: Pick<Connection, "usage" | "waits" | "checkpointStats">,
+): Metrics {
+  const usage = connection.usage;
+  const checkpoints = connection.checkpointStats ?? null;
   const registry = new Registry();
   const requests = new RequestHistogram();
   register(registry, requests);
@@ -120,9 +130,11 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
       "gauge",
       () => {
         const now = usage();
-        const points: MetricPoint[] = [{ labels: { state: "open" }, value: now.total }];
-        if (now.idle !== null) points.push({ labels: { state: "idle" }, value: now.idle });
-        return points;
+        return [
+          { labels: { state: "open" }, value: now.total },
+          { labels: { state: "idle" }, value: now.idle },
+          { labels: { state: "in_use" }, value: now.inUse },
+        ];
       },
     );
     computed(
@@ -133,6 +145,16 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
       () => [{ labels: {}, value: usage().waiting }],
     );
   }
+
+  // Every thread's own connections (PostgreSQL: its pool; SQLite: its one connection, lent in turn).
+  const waits = new Histogram({
+    name: "rookery_db_connection_wait_seconds",
+    help: "Time a query or transaction waited for a database connection",
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  connection.waits.observe = (took) => waits.observe(took);
+  if (rt.dialect === "sqlite") sqliteMetrics(registry, checkpoints);
 
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
@@ -207,10 +229,88 @@ export function createMetrics(rt: Runtime, usage: () => PoolUsage): Metrics {
       counts[OUTCOMES.indexOf(outcome)]!++;
     },
     close() {
+      connection.waits.observe = null;
       loop.disable();
       registry.clear();
     },
   };
+}
+
+/**
+ * SQLite's writers: each thread's waits for the process's write lock and its longest hold, and the
+ * checkpoints, which keep writers out while they restart the log: what to look at when requests that
+ * write (or share a thread with jobs that do) slow down.
+ */
+function sqliteMetrics(registry: Registry, checkpoints: Float64Array | null): void {
+  let lock = takeWriteLockStats();
+  const read = () => {
+    lock = takeWriteLockStats();
+    return lock;
+  };
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_waits_total",
+    "Writes that waited for another's, by thread",
+    "counter",
+    () => [{ labels: { thread }, value: read().waits }],
+  );
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_wait_seconds_total",
+    "Time writes waited for the write lock, by thread",
+    "counter",
+    () => [{ labels: { thread }, value: seconds(lock.waitedMs) }],
+  );
+  computed(
+    registry,
+    "rookery_sqlite_write_lock_longest_seconds",
+    "The longest wait for the write lock and the longest hold of it since the last scrape, by thread",
+    "gauge",
+    () => [
+      { labels: { thread, what: "wait" }, value: seconds(lock.longestWaitMs) },
+      { labels: { thread, what: "hold" }, value: seconds(lock.longestHoldMs) },
+    ],
+    "max",
+  );
+  if (!checkpoints) return;
+  const c = checkpoints;
+  const modes = [
+    ["passive", CheckpointStat.Passives, CheckpointStat.PassiveMs, CheckpointStat.LongestPassiveMs],
+    ["restart", CheckpointStat.Restarts, CheckpointStat.RestartMs, CheckpointStat.LongestRestartMs],
+  ] as const;
+  computed(registry, "rookery_sqlite_checkpoints_total", "WAL checkpoints, by mode", "counter", () =>
+    modes.map(([mode, n]) => ({ labels: { mode }, value: c[n]! })),
+  );
+  computed(
+    registry,
+    "rookery_sqlite_checkpoint_seconds_total",
+    "Time spent in WAL checkpoints, by mode",
+    "counter",
+    () => modes.map(([mode, , ms]) => ({ labels: { mode }, value: seconds(c[ms]!) })),
+  );
+  computed(
+    registry,
+    "rookery_sqlite_checkpoint_longest_seconds",
+    "The longest checkpoint of each mode since the last scrape, and the longest wait for the writer before a restart",
+    "gauge",
+    () => {
+      const points: MetricPoint[] = modes.map(([mode, , , longest]) => ({
+        labels: { mode },
+        value: seconds(c[longest]!),
+      }));
+      points.push({ labels: { mode: "restart_wait" }, value: seconds(c[CheckpointStat.LongestRestartWaitMs]!) });
+      for (const i of [
+        CheckpointStat.LongestPassiveMs,
+        CheckpointStat.LongestRestartMs,
+        CheckpointStat.LongestRestartWaitMs,
+      ])
+        c[i] = 0;
+      return points;
+    },
+  );
+  computed(registry, "rookery_sqlite_log_bytes", "The WAL's length at the last checkpoint", "gauge", () => [
+    { labels: {}, value: c[CheckpointStat.LogPages]! * 4096 },
+  ]);
 }
 
 function forgetQuieterHalf(deliveries: Map<string, number[]>): void {

@@ -215,6 +215,7 @@ export function renderCredentialAccount(rt: Runtime, view: CredentialView) {
     ...entity,
     roles: entity.suspended ? [] : highlightedRoles(view.role),
     emojis: entity.suspended ? [] : renderCustomEmojis(rt.config, view.emojis),
+    ...(view.moved && !entity.suspended && { moved: renderAccountView(rt, view.moved) }),
     source: {
       privacy: s.default_privacy ?? "public",
       sensitive: s.default_sensitive ?? false,

@@ -1,14 +1,15 @@
 // A status as each listening viewer's REST answer would render it, rendered once per distinct viewer
 // state rather than once per viewer: a status's entity differs between viewers only by their own
-// flags (favourited, reblogged, bookmarked, muted thread, pinned), their poll votes, their filters
-// and authorship. Viewers with none of those (most of them, for a status just posted) share one
-// rendering; the others are rendered one by one.
+// flags (favourited, reblogged, bookmarked, muted thread, pinned), their poll votes, their filters,
+// authorship, and what its quote shows them (quote_viewers.ts). Viewers with none of those (most of
+// them, for a status just posted) share one rendering; the others are rendered one by one.
 import type { FilterContext } from "../db/schema.ts";
 import type { Runtime } from "../runtime.ts";
 import { statusText } from "../serializers/status.ts";
 import { hiddenStatusIds } from "../services/filters/hidden.ts";
 import { loadStatusViews } from "../services/statuses/views.ts";
 import { loadStatusRows } from "../services/visibility/load.ts";
+import { quoteViewers } from "./quote_viewers.ts";
 
 type Viewer = string | null;
 
@@ -81,7 +82,13 @@ export async function renderForViewers(
   }
   const statusIds = row.reblog_of_id ? [id, row.reblog_of_id] : [id];
   const accounts = distinct.filter((v): v is string => v !== null);
-  const special = accounts.length > 0 ? await viewersWithState(rt, statusIds, accounts) : new Set<string>();
+  const special = new Set<string>();
+  if (accounts.length > 0) {
+    const rows = row.reblog_of_id ? [...(await loadStatusRows(rt.db, statusIds)).values()] : [row];
+    const quotes = await quoteViewers(rt, rows, accounts);
+    const withState = await viewersWithState(rt, [...statusIds, ...quotes.quotedIds], accounts);
+    for (const v of [...quotes.special, ...withState]) special.add(v);
+  }
 
   const render = async (viewerId: Viewer) => {
     const [view] = await loadStatusViews(rt, viewerId, [id], { context });

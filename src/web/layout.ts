@@ -10,7 +10,7 @@ const STYLE = `
   main { width: 100%; max-width: 40rem; padding: 2rem 1.25rem; }
   h1 { font-size: 1.4rem; margin: 0 0 1rem; }
   label { display: block; font-weight: 600; margin: 1rem 0 .25rem; }
-  input[type=email], input[type=password], input[type=text], input[type=number] {
+  input[type=email], input[type=password], input[type=text], input[type=number], input[type=url] {
     width: 100%; box-sizing: border-box; padding: .6rem; font: inherit; border: 1px solid #888; border-radius: .4rem;
   }
   button { font: inherit; padding: .6rem 1.2rem; border-radius: .4rem; border: 1px solid var(--accent); cursor: pointer; }

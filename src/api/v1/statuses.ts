@@ -6,6 +6,7 @@ import { parse, pathId, zBool, zFlag, zIds, zInt, zRef, zString, zStrings, zText
 import { jsonBytes } from "../../serializers/json_text.ts";
 import { renderMedia } from "../../serializers/media_attachment.ts";
 import { renderStatus, statusesJson, statusJson, writeStatuses } from "../../serializers/status.ts";
+import { refreshHeader } from "../../services/async_refreshes.ts";
 import { loadMediaByIds } from "../../services/media/rows.ts";
 import { deleteStatus } from "../../services/statuses/delete.ts";
 import { editStatus, ownStatus, statusHistory } from "../../services/statuses/edit.ts";
@@ -13,6 +14,7 @@ import type { NewPoll } from "../../services/statuses/polls.ts";
 import { postStatus } from "../../services/statuses/post.ts";
 import { quotePolicyOf } from "../../services/statuses/quotes.ts";
 import { threadContext, visibleIds } from "../../services/statuses/read.ts";
+import { refreshReplies } from "../../services/statuses/remote_replies.ts";
 import { scheduleStatus } from "../../services/statuses/scheduled.ts";
 import { loadStatusView, loadStatusViews } from "../../services/statuses/views.ts";
 import { visibleStatus } from "../../services/visibility/load.ts";
@@ -129,7 +131,11 @@ statuses.get("/api/v1/statuses/:id", tokenIfGiven("read:statuses"), async (c) =>
 
 statuses.get("/api/v1/statuses/:id/context", tokenIfGiven("read:statuses"), async (c) => {
   const viewer = viewerId(c);
-  const { ancestors, descendants } = await threadContext(c.get("rt"), viewer, pathId(c.req.param("id")));
+  const id = pathId(c.req.param("id"));
+  const { ancestors, descendants } = await threadContext(c.get("rt"), viewer, id);
+  // Another server's thread: its replies this server lacks are fetched after this answer.
+  const refresh = await refreshReplies(c.get("rt"), viewer, id);
+  if (refresh) c.header("Mastodon-Async-Refresh", refreshHeader(refresh));
   const load = (ids: string[]) => loadStatusViews(c.get("rt"), viewer, ids, { context: "thread" });
   const [before, after] = await Promise.all([load(ancestors), load(descendants)]);
   return sendJson(

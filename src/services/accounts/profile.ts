@@ -132,7 +132,8 @@ async function renderOptions(rt: Runtime, texts: string[]): Promise<RenderOption
   };
 }
 
-async function store(rt: Runtime, accountId: string, kind: ProfileImageKind, image: ProcessedImage) {
+/** Stores an avatar or a header (and a GIF's still) under a new key; returns the key. */
+export async function storeProfileImage(rt: Runtime, accountId: string, kind: ProfileImageKind, image: ProcessedImage) {
   const storage = mediaStorage(rt.config);
   const key = `accounts/${kind}s/${accountId}/${randomToken(12)}.${image.extension}`;
   await storage.put(key, image.data, `image/${image.extension === "jpg" ? "jpeg" : image.extension}`);
@@ -175,8 +176,8 @@ export async function updateProfile(rt: Runtime, user: { id: string; accountId: 
   // Images are checked and written before the transaction; if it fails they are removed again.
   const avatar = changes.avatar ? await processProfileImage(changes.avatar, "avatar") : null;
   const header = changes.header ? await processProfileImage(changes.header, "header") : null;
-  const avatarKey = avatar ? await store(rt, user.accountId, "avatar", avatar) : null;
-  const headerKey = header ? await store(rt, user.accountId, "header", header) : null;
+  const avatarKey = avatar ? await storeProfileImage(rt, user.accountId, "avatar", avatar) : null;
+  const headerKey = header ? await storeProfileImage(rt, user.accountId, "header", header) : null;
   const now = new Date();
   try {
     await rt.db.transaction().execute(async (trx) => {

@@ -143,6 +143,8 @@ export interface CredentialView {
   role: UserRole;
   /** Counted up to 40, as Mastodon counts them. */
   followRequestsCount: number;
+  /** The account it moved to, when it has. */
+  moved: AccountView | null;
 }
 
 export async function loadCredentialView(rt: Runtime, userId: string): Promise<CredentialView> {
@@ -168,8 +170,10 @@ export async function loadCredentialView(rt: Runtime, userId: string): Promise<C
     rolesOf(rt),
   ]);
   const row = rows.get(user.account_id)!;
+  const moved = row.moved_to_account_id ? await loadAccountView(rt, row.moved_to_account_id) : null;
   return {
     row,
+    moved,
     emojis: accountEmojis(emojis, row),
     settings: user.settings,
     role: roleOf(user.role_id),

@@ -4,6 +4,7 @@
 // changes rarely (an operator's command in another process without Redis shows within that minute).
 import { basename, extname } from "node:path";
 import type { Selectable } from "kysely";
+import type { Db } from "../../db/index.ts";
 import type { CustomEmojisTable } from "../../db/schema.ts";
 import { SHORTCODE, shortcodesIn } from "../../domain/custom_emojis.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
@@ -60,7 +61,14 @@ export interface NewEmoji {
   overwrite?: boolean;
 }
 
-export async function addEmoji(rt: Runtime, e: NewEmoji): Promise<CustomEmoji> {
+/** What else a change writes in its own transaction (the web admin's audit log). */
+export type AlsoWrite = (trx: Db, emoji: CustomEmoji) => Promise<void>;
+
+/** A category as stored: trimmed, null when blank. */
+const categoryOf = (category: string | null | undefined) => category?.trim().slice(0, MAX_CATEGORY) || null;
+const MAX_CATEGORY = 200;
+
+export async function addEmoji(rt: Runtime, e: NewEmoji, also?: AlsoWrite): Promise<CustomEmoji> {
   if (!SHORTCODE.test(e.shortcode))
     throw unprocessable("Validation failed: Shortcode must be at least 2 characters: letters, digits and _");
   const existing = await rt.db
@@ -82,7 +90,7 @@ export async function addEmoji(rt: Runtime, e: NewEmoji): Promise<CustomEmoji> {
     domain: null,
     image_file: `custom_emojis/${id}/${e.shortcode}.${image.extension}`,
     static_file: `custom_emojis/${id}/${e.shortcode}.static.png`,
-    category: e.category?.trim() || null,
+    category: categoryOf(e.category),
     visible_in_picker: !e.unlisted,
     disabled: false,
     created_at: now,
@@ -93,6 +101,7 @@ export async function addEmoji(rt: Runtime, e: NewEmoji): Promise<CustomEmoji> {
   await rt.db.transaction().execute(async (trx) => {
     if (existing) await trx.deleteFrom("custom_emojis").where("id", "=", existing.id).execute();
     await trx.insertInto("custom_emojis").values(row).execute();
+    await also?.(trx, row);
   });
   if (existing) await removeFiles(rt, existing);
   await emojisChanged(rt);
@@ -105,16 +114,50 @@ async function removeFiles(rt: Runtime, e: CustomEmoji): Promise<void> {
   await storage.delete(e.static_file);
 }
 
-export async function removeEmoji(rt: Runtime, shortcode: string): Promise<void> {
-  const row = await rt.db
-    .deleteFrom("custom_emojis")
-    .where("domain", "is", null)
-    .where("shortcode", "=", shortcode)
-    .returningAll()
-    .executeTakeFirst();
+export async function removeEmoji(rt: Runtime, shortcode: string, also?: AlsoWrite): Promise<void> {
+  const row = await rt.db.transaction().execute(async (trx) => {
+    const removed = await trx
+      .deleteFrom("custom_emojis")
+      .where("domain", "is", null)
+      .where("shortcode", "=", shortcode)
+      .returningAll()
+      .executeTakeFirst();
+    if (removed) await also?.(trx, removed);
+    return removed;
+  });
   if (!row) throw notFound();
   await removeFiles(rt, row);
   await emojisChanged(rt);
+}
+
+export interface EmojiChanges {
+  category?: string | null;
+  visibleInPicker?: boolean;
+  disabled?: boolean;
+}
+
+/** Changes a local emoji's category, its place in the picker, or whether it is shown at all. */
+export async function updateEmoji(rt: Runtime, id: string, c: EmojiChanges, also?: AlsoWrite): Promise<CustomEmoji> {
+  const values = {
+    ...(c.category !== undefined ? { category: categoryOf(c.category) } : {}),
+    ...(c.visibleInPicker !== undefined ? { visible_in_picker: c.visibleInPicker } : {}),
+    ...(c.disabled !== undefined ? { disabled: c.disabled } : {}),
+    updated_at: new Date(),
+  };
+  const row = await rt.db.transaction().execute(async (trx) => {
+    const changed = await trx
+      .updateTable("custom_emojis")
+      .set(values)
+      .where("id", "=", id)
+      .where("domain", "is", null)
+      .returningAll()
+      .executeTakeFirst();
+    if (changed) await also?.(trx, changed);
+    return changed;
+  });
+  if (!row) throw notFound();
+  await emojisChanged(rt);
+  return row;
 }
 
 /** Every local emoji, for operators (disabled ones too). */

@@ -1,12 +1,16 @@
 // Custom emojis of other servers. Their Notes and actors name the emojis they use in `Emoji` tags;
 // each is kept per server and shortcode (the image a later tag names replaces the earlier one),
-// referenced by its remote URL. A remote status or account shows the emojis of its own server that
-// its text uses, as Mastodon looks them up (by shortcode and the author's domain).
+// shown from our storage once copied there, by its remote URL until then. A remote status or account
+// shows the emojis of its own server that its text uses, as Mastodon looks them up (by shortcode
+// and the author's domain), unless staff disabled them (a later tag naming one does not enable it
+// again).
 import type { Selectable } from "kysely";
 import type { Db } from "../../db/index.ts";
 import type { RemoteEmojisTable } from "../../db/schema.ts";
 import { SHORTCODE, shortcodesIn } from "../../domain/custom_emojis.ts";
 import { newId } from "../../domain/ids.ts";
+import { mediaStorage } from "../../media/storage.ts";
+import type { Runtime } from "../../runtime.ts";
 
 export type RemoteEmoji = Selectable<RemoteEmojisTable>;
 
@@ -20,16 +24,19 @@ export interface EmojiTag {
 /** More tags than any post or profile needs are ignored. */
 const MAX_TAGS = 50;
 
-/** Keeps the emojis `tags` name, for the server `domain`. */
-export async function saveRemoteEmojis(db: Db, domain: string, tags: EmojiTag[]): Promise<void> {
+/**
+ * Keeps the emojis `tags` name, for the server `domain`, and has each new or changed one copied into
+ * our storage (src/services/media/remote_cache.ts); the copy of an image no longer named goes.
+ */
+export async function saveRemoteEmojis(rt: Runtime, domain: string, tags: EmojiTag[]): Promise<void> {
   const valid = tags
     .slice(0, MAX_TAGS)
     .filter((tag) => SHORTCODE.test(tag.shortcode) && /^https?:\/\//.test(tag.imageUrl));
   if (valid.length === 0) return;
   // Every post that uses an emoji names it again: only what is new or changed is written.
-  const known = await db
+  const known = await rt.db
     .selectFrom("remote_emojis")
-    .select(["shortcode", "image_url"])
+    .select(["shortcode", "image_url", "image_file", "static_file"])
     .where("domain", "=", domain)
     .where(
       "shortcode",
@@ -37,11 +44,13 @@ export async function saveRemoteEmojis(db: Db, domain: string, tags: EmojiTag[])
       valid.map((tag) => tag.shortcode),
     )
     .execute();
-  const current = new Map(known.map((row) => [row.shortcode, row.image_url]));
+  const current = new Map(known.map((row) => [row.shortcode, row]));
   const now = new Date();
+  const storage = mediaStorage(rt.config);
   for (const tag of valid) {
-    if (current.get(tag.shortcode) === tag.imageUrl) continue;
-    await db
+    const before = current.get(tag.shortcode);
+    if (before?.image_url === tag.imageUrl) continue;
+    const saved = await rt.db
       .insertInto("remote_emojis")
       .values({
         id: newId(),
@@ -56,10 +65,15 @@ export async function saveRemoteEmojis(db: Db, domain: string, tags: EmojiTag[])
         oc.columns(["domain", "shortcode"]).doUpdateSet((eb) => ({
           uri: eb.ref("excluded.uri"),
           image_url: eb.ref("excluded.image_url"),
+          image_file: null,
+          static_file: null,
           updated_at: now,
         })),
       )
-      .execute();
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    for (const key of [before?.image_file, before?.static_file]) if (key) await storage.delete(key);
+    await rt.queue.enqueue("media.cache", { emojiId: saved.id }, { unique: true });
   }
 }
 
@@ -84,6 +98,7 @@ export async function remoteEmojisUsed(
     .selectAll()
     .where("domain", "in", [...domains])
     .where("shortcode", "in", [...shortcodes])
+    .where("disabled", "=", false)
     .execute();
   for (const row of rows) {
     const byShortcode = found.get(row.domain) ?? new Map<string, RemoteEmoji>();

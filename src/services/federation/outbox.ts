@@ -17,11 +17,15 @@ export type Outgoing =
   | { type: "Accept" | "Reject"; accountId: string; followerId: string; followUri: string | null }
   | { type: "Block" | "UndoBlock"; accountId: string; targetId: string }
   | { type: "UpdateActor"; accountId: string }
+  /** The account moved to `targetId` (Mastodon's Move, to its followers and the `blockers` of other servers). */
+  | { type: "Move"; accountId: string; targetId: string; migrationId: string; blockers: string[] }
   /** The account is suspended: other servers remove it (Mastodon's Delete of the actor). */
   | { type: "DeleteActor"; accountId: string }
   | { type: "Vote"; accountId: string; pollId: string; choices: number[] }
   /** A status pinned to (or unpinned from) the account's featured collection. */
   | { type: "Add" | "Remove"; accountId: string; statusId: string }
+  /** The instance actor's Follow of the public collection sent to a relay's inbox, or its Undo (relays.ts). */
+  | { type: "RelayFollow" | "RelayUndo"; inbox: string; followUri: string }
   /** A report sent to other servers by the instance actor, to the servers of the remote `recipients`. */
   | { type: "Flag"; reportId: string; recipients: string[] }
   /** A local quote of a remote status asks its author (FEP-044f); a revocation deletes the stamp. */
@@ -47,8 +51,9 @@ declare module "../../jobs/queue.ts" {
 /**
  * Adds the job that federates `outgoing`, in the transaction `db` of the change, when `actorId` is
  * local and someone on another server should hear of it: a remote follower of the actor, or one of
- * the `involved` accounts (the target, the author of the status, those it mentions) being remote.
- * A server that does not federate pays two indexed lookups and no job.
+ * the `involved` accounts (the target, the author of the status, those it mentions) being remote,
+ * or, for a status and its boost, a relay that accepted this server's Follow. A server that does
+ * not federate pays two indexed lookups (three for a status) and no job.
  */
 export async function federate(
   rt: Runtime,
@@ -69,9 +74,20 @@ export async function federate(
   const reachesRemote =
     outgoing.type === "DeleteActor"
       ? await knowsRemoteAccounts(db)
-      : accounts.some((a) => a.domain !== null) || (await hasRemoteFollowers(db, actorId));
+      : accounts.some((a) => a.domain !== null) ||
+        (await hasRemoteFollowers(db, actorId)) ||
+        (RELAYED.has(outgoing.type) && (await followsRelays(db)));
   if (!reachesRemote) return;
   await rt.queue.enqueue("federation.distribute", { outgoing, at: new Date().toISOString() }, { maxAttempts: 8 }, db);
+}
+
+/** What accepted relays receive of a public status (the job checks the visibility), as Mastodon's StatusReachFinder. */
+const RELAYED = new Set<Outgoing["type"]>(["Create", "Update", "Delete", "Announce"]);
+
+/** Whether a relay accepted this server's Follow. */
+async function followsRelays(db: Db): Promise<boolean> {
+  const row = await db.selectFrom("relays").select("id").where("state", "=", "accepted").limit(1).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Whether this server has stored any account of another server. */

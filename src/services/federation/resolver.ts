@@ -9,4 +9,6 @@ export interface RemoteResolver {
   account(rt: Runtime, username: string, domain: string): Promise<string | null>;
   /** What an http(s) URL names, stored: an account or a status; null when it is neither or unreachable. */
   url(rt: Runtime, url: string): Promise<{ accountId: string } | { statusId: string } | null>;
+  /** Reads the actor of a stored remote account again now (its aliases may have changed); false when unreachable. */
+  refresh(rt: Runtime, accountId: string): Promise<boolean>;
 }

@@ -16,7 +16,14 @@ declare module "../../jobs/queue.ts" {
   }
 }
 
-const FANOUT_CHUNK = 1000;
+/**
+ * Followers per step. node:sqlite runs a statement on the thread that asked for it, and jobs run in
+ * the threads that answer requests: a step of 1,000 feeds held its thread's event loop for tens of
+ * milliseconds (hundreds on a loaded machine), and every request on that thread waited. Smaller steps
+ * let the requests in between (each step is a job, and a job's end yields to the event loop).
+ * PostgreSQL's statements run in its backends, not in the thread.
+ */
+const FANOUT_CHUNK: Record<Dialect, number> = { sqlite: 200, postgres: 1000 };
 
 const ENTRY_COLUMNS = sql.raw("(feed_id, status_id, account_id, reblog_of_id, reblog_author_id)");
 
@@ -201,7 +208,7 @@ const chunkEdge = prepared(
         .where("id", ">", v.cursor)
         .orderBy("id")
         .limit(1)
-        .offset(FANOUT_CHUNK - 1)
+        .offset(FANOUT_CHUNK[s.dialect] - 1)
         .as("edge"),
       (s.askSubscribers ? subscribersExist(s.dialect, v.accountId) : sql.lit(false)).as("subscribed"),
     ]),

@@ -4,6 +4,7 @@
 // every file of a deleted account.
 import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
+import { scheduleRepeat } from "../../jobs/repeat.ts";
 import type { Runtime } from "../../runtime.ts";
 import { removeProfileImageFiles } from "../accounts/profile.ts";
 import type { MediaRow } from "./rows.ts";
@@ -87,15 +88,8 @@ export async function cleanupMedia(rt: Runtime): Promise<void> {
 }
 
 /** Makes sure one future cleanup job is scheduled (the worker calls this when it starts). */
-export async function scheduleMediaCleanup(rt: Runtime): Promise<void> {
-  const pending = await rt.db
-    .selectFrom("jobs")
-    .select("id")
-    .where("type", "=", "media.cleanup")
-    .where("failed_at", "is", null)
-    .where("run_at", ">", new Date())
-    .executeTakeFirst();
-  if (!pending) await rt.queue.enqueue("media.cleanup", {}, { runAt: new Date(Date.now() + CLEANUP_EVERY_MS) });
+export function scheduleMediaCleanup(rt: Runtime): Promise<void> {
+  return scheduleRepeat(rt, "media.cleanup", CLEANUP_EVERY_MS);
 }
 
 export interface MediaUsage {

@@ -1,6 +1,7 @@
 // Finding accounts as moderators do (Mastodon's AccountFilter): by origin, state, role, names,
 // email and address, newest first.
 import { sql } from "kysely";
+import { contains, startsWith } from "../../db/like.ts";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { ApiError, notFound } from "../../domain/errors.ts";
 import { isId } from "../../domain/ids.ts";
@@ -24,12 +25,6 @@ export interface AccountFilter {
   email?: string;
   ip?: string;
 }
-
-const escapeLike = (text: string) => text.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`);
-const startsWith = (column: string, text: string) =>
-  sql<boolean>`lower(${sql.ref(column)}) like ${`${escapeLike(text)}%`} escape '\\'`;
-const contains = (column: string, text: string) =>
-  sql<boolean>`lower(${sql.ref(column)}) like ${`%${escapeLike(text)}%`} escape '\\'`;
 
 /** Account ids matching the filter, a page of them; unknown filter values are a 400 as in Mastodon. */
 export async function findAccounts(

@@ -59,6 +59,7 @@ export async function purgeAccount(rt: Runtime, payload: { accountId: string; no
         note_html: "",
         fields: "[]",
         attribution_domains: "[]",
+        also_known_as: "[]",
         avatar_file: null,
         avatar_remote_url: null,
         header_file: null,

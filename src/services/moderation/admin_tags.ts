@@ -1,9 +1,11 @@
 // Hashtags as moderators manage them (Mastodon's Admin::Tags and trends review): whether a tag may
 // trend, be used and be listed (search, trends), and the review of trending tags and statuses
 // (links: admin_links.ts).
+import { startsWith } from "../../db/like.ts";
 import { type Page, type PageResult, paginate } from "../../db/paginate.ts";
 import { notFound } from "../../domain/errors.ts";
 import { isId } from "../../domain/ids.ts";
+import { normalizeHashtag } from "../../domain/text/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { Tag } from "../statuses/tags.ts";
 import { trendingStatuses } from "../trends/statuses.ts";
@@ -11,9 +13,23 @@ import { trendCandidates } from "../trends/tags.ts";
 import { logAction } from "./audit_log.ts";
 import { requirePermission, type Staff } from "./staff.ts";
 
-export async function listTags(rt: Runtime, actor: Staff, page: Page): Promise<PageResult<Tag>> {
+/** Mastodon's Admin::TagFilter statuses that Rookery's tags can tell apart. */
+export const TAG_STATUSES = ["reviewed", "unreviewed"] as const;
+
+export interface TagFilter {
+  /** The start of the name, with or without its "#". */
+  name?: string;
+  status?: (typeof TAG_STATUSES)[number];
+}
+
+export async function listTags(rt: Runtime, actor: Staff, page: Page, f: TagFilter = {}): Promise<PageResult<Tag>> {
   requirePermission(actor, "manageTaxonomies");
-  return paginate(rt.db.selectFrom("tags").selectAll(), "id", page);
+  let q = rt.db.selectFrom("tags").selectAll();
+  const name = f.name?.trim().replace(/^[#＃]/u, "");
+  if (name) q = q.where(startsWith("name", normalizeHashtag(name)));
+  if (f.status === "reviewed") q = q.where("reviewed_at", "is not", null);
+  else if (f.status === "unreviewed") q = q.where("reviewed_at", "is", null);
+  return paginate(q, "id", page);
 }
 
 export async function getTag(rt: Runtime, actor: Staff, id: string): Promise<Tag> {
@@ -71,10 +87,20 @@ export async function reviewTagTrend(rt: Runtime, actor: Staff, id: string, appr
   return { ...tag, ...values };
 }
 
+export interface StatusTrend {
+  id: string;
+  /** Moderators' review: null until reviewed (statuses trend unless rejected). */
+  trendable: boolean | null;
+}
+
 /** Statuses trending, rejected ones too, best first. */
-export async function statusTrendsForReview(rt: Runtime, actor: Staff, limit: number): Promise<string[]> {
+export async function statusTrendsForReview(rt: Runtime, actor: Staff, limit: number): Promise<StatusTrend[]> {
   requirePermission(actor, "manageTaxonomies");
-  return trendingStatuses(rt, actor.accountId, { limit, offset: 0 }, true);
+  const ids = await trendingStatuses(rt, actor.accountId, { limit, offset: 0 }, true);
+  if (ids.length === 0) return [];
+  const rows = await rt.db.selectFrom("statuses").select(["id", "trendable"]).where("id", "in", ids).execute();
+  const reviewed = new Map(rows.map((r) => [r.id, r.trendable === null ? null : Boolean(r.trendable)]));
+  return ids.map((id) => ({ id, trendable: reviewed.get(id) ?? null }));
 }
 
 /** Lets a status trend again, or keeps it from trending. */

@@ -28,6 +28,7 @@ export type TargetType =
   | "TermsOfService"
   | "PreviewCard"
   | "PreviewCardProvider"
+  | "CustomEmoji"
   | "Announcement"
   | "Invite";
 

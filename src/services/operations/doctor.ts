@@ -56,7 +56,7 @@ export async function* diagnose(config: Config, options: DoctorOptions = {}): As
   }
   let rt: Runtime;
   try {
-    rt = await createRuntime(config, { migrate: false, serverSettings: false, sqliteCheckpoints: false });
+    rt = await createRuntime(config, { migrate: false, serverSettings: false, sqliteCheckpoints: false, idTags: 0 });
   } catch (error) {
     yield { name: "database", ok: false, detail: message(error) };
     return;

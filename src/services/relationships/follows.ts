@@ -135,8 +135,9 @@ async function followUriOf(db: Db, pair: Pair): Promise<string | null> {
 }
 
 /**
- * The targets `source` may not follow: blocks either way, a moved target, or a blocked domain (by
- * the follower or by this server).
+ * The targets `source` may not follow: blocks either way, a moved target, or a blocked domain: the
+ * target's (by the follower or by this server), or the follower's by the target (a remote Follow,
+ * refused as Mastodon does).
  */
 async function refusedTargets(db: Db, source: RelationshipParty, targets: RelationshipParty[]): Promise<Set<string>> {
   const refused = new Set(targets.filter((t) => t.moved_to_account_id !== null).map((t) => t.id));
@@ -152,6 +153,15 @@ async function refusedTargets(db: Db, source: RelationshipParty, targets: Relati
     )
     .execute();
   for (const b of blocks) refused.add(b.account_id === source.id ? b.target_account_id : b.account_id);
+  if (source.domain !== null) {
+    const blockers = await db
+      .selectFrom("account_domain_blocks")
+      .select("account_id")
+      .where("account_id", "in", ids)
+      .where("domain", "=", source.domain)
+      .execute();
+    for (const b of blockers) refused.add(b.account_id);
+  }
   const domains = [...new Set(targets.flatMap((t) => (t.domain === null ? [] : [t.domain])))];
   if (domains.length === 0) return refused;
   const own = await db

@@ -155,7 +155,7 @@ export async function insertStatus(
   await addTags(db, s.id, s.tags, now);
   if (s.poll) await createPoll(rt, db, s.id, s.accountId, s.poll, s.local);
   if (s.media.length > 0) await setStatusMedia(db, s.id, s.media, now);
-  await addRemoteMedia(db, s, now);
+  await addRemoteMedia(rt, db, s, now);
   const afterCommit = await statusPosted(rt, db, {
     id: s.id,
     accountId: s.accountId,
@@ -168,9 +168,15 @@ export async function insertStatus(
   return { afterCommit };
 }
 
-/** The rows of a remote status's attachments, in one statement. */
-async function addRemoteMedia(db: Db, s: ParsedStatus, at: Date): Promise<void> {
+/**
+ * The rows of a remote status's attachments, in one statement, and the job that copies them into
+ * our storage. A status older than the media cache keeps (a backfilled one) is left to be fetched
+ * when its media are first asked for.
+ */
+async function addRemoteMedia(rt: Runtime, db: Db, s: ParsedStatus, at: Date): Promise<void> {
   if (s.remoteMedia.length === 0) return;
+  const retentionDays = rt.config.media.cacheRetentionDays;
+  const skipped = retentionDays !== null && at.getTime() - s.createdAt.getTime() > retentionDays * 86_400_000;
   await db
     .insertInto("media_attachments")
     .values(
@@ -191,11 +197,13 @@ async function addRemoteMedia(db: Db, s: ParsedStatus, at: Date): Promise<void> 
         description: m.description,
         blurhash: m.blurhash,
         remote_url: m.url,
+        remote_state: skipped ? ("lazy" as const) : ("pending" as const),
         created_at: at,
         updated_at: at,
       })),
     )
     .execute();
+  if (!skipped) await rt.queue.enqueue("media.cache", { statusId: s.id }, { maxAttempts: 3 }, db);
 }
 
 /** The options of a status's poll, or null without one: what a version of its history keeps of the poll. */

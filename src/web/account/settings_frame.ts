@@ -34,6 +34,8 @@ const SECTIONS = [
   { key: "invites", path: "/invites" },
   { key: "export", path: "/settings/export" },
   { key: "import", path: "/settings/import" },
+  { key: "aliases", path: "/settings/aliases" },
+  { key: "migration", path: "/settings/migration" },
 ] as const;
 
 export type Section = (typeof SECTIONS)[number]["key"];

@@ -14,12 +14,16 @@ export const SECTIONS: { key: keyof AdminMessages["nav"]; path: string; permissi
   { key: "accounts", path: "/admin/accounts", permission: "manageUsers" },
   { key: "invites", path: "/admin/invites", permission: "manageInvites" },
   { key: "domains", path: "/admin/domain_blocks", permission: "manageFederation" },
+  { key: "relays", path: "/admin/relays", permission: "manageFederation" },
   { key: "instances", path: "/admin/instances", permission: "manageFederation" },
   { key: "blocks", path: "/admin/ip_blocks", permission: "manageBlocks" },
   { key: "settings", path: "/admin/settings", permission: "manageSettings" },
   { key: "announcements", path: "/admin/announcements", permission: "manageAnnouncements" },
   { key: "roles", path: "/admin/roles", permission: "manageRoles" },
   { key: "auditLog", path: "/admin/audit_log", permission: "viewAuditLog" },
+  { key: "trends", path: "/admin/trends/tags", permission: "manageTaxonomies" },
+  { key: "tags", path: "/admin/tags", permission: "manageTaxonomies" },
+  { key: "customEmojis", path: "/admin/custom_emojis", permission: "manageCustomEmojis" },
 ];
 
 interface Viewer {

@@ -6,15 +6,19 @@ import { accountPages } from "./accounts.ts";
 import { announcementPages } from "./announcements.ts";
 import { auditLogPages } from "./audit_log.ts";
 import { blockPages } from "./blocks.ts";
+import { customEmojiPages } from "./custom_emojis.ts";
 import { dashboardPages } from "./dashboard.ts";
 import { domainPages } from "./domains.ts";
 import { SECTIONS } from "./frame.ts";
 import { adminRoute } from "./guard.ts";
 import { instancePages } from "./instances.ts";
 import { invitePages } from "./invites.ts";
+import { relayPages } from "./relays.ts";
 import { reportPages } from "./reports.ts";
 import { rolePages } from "./roles.ts";
 import { settingsPages } from "./settings.ts";
+import { tagPages } from "./tags.ts";
+import { trendPages } from "./trends.ts";
 
 export const adminPages = router();
 
@@ -30,10 +34,14 @@ adminPages.get(
 adminPages.route("/", reportPages);
 adminPages.route("/", accountPages);
 adminPages.route("/", domainPages);
+adminPages.route("/", relayPages);
 adminPages.route("/", blockPages);
 adminPages.route("/", settingsPages);
 adminPages.route("/", rolePages);
 adminPages.route("/", auditLogPages);
+adminPages.route("/", trendPages);
+adminPages.route("/", tagPages);
+adminPages.route("/", customEmojiPages);
 adminPages.route("/", dashboardPages);
 adminPages.route("/", instancePages);
 adminPages.route("/", announcementPages);

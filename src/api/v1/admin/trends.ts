@@ -65,7 +65,8 @@ for (const [action, approve] of [
 
 adminTrends.get("/api/v1/admin/trends/statuses", read, async (c) => {
   const actor = staffOf(c);
-  const ids = await statusTrendsForReview(c.get("rt"), actor, await limit(await params(c), 20));
+  const trends = await statusTrendsForReview(c.get("rt"), actor, await limit(await params(c), 20));
+  const ids = trends.map((t) => t.id);
   return c.json(
     renderStatuses(c.get("rt"), await loadStatusViews(c.get("rt"), actor.accountId, ids, { context: "public" })),
   );
