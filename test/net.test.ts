@@ -258,7 +258,7 @@ describe("fetcher", () => {
       fetch(`http://a.test:${port}/slow`, { timeoutMs: 300 }),
       (e: FetchError) => e.reason === "timeout",
     );
-    assert.ok(Date.now() - started < 2000);
+    assert.ok(Date.now() - started < 10_000, "its own deadline, not the default one");
   });
 
   test("a name that does not resolve is a network failure", async () => {
