@@ -18,6 +18,7 @@ import { addAnnouncement } from "../src/services/announcements/announcements.ts"
 import { restoreFeeds } from "../src/services/feeds/maintenance.ts";
 import { requestArchive } from "../src/services/portability/archive.ts";
 import { createImport } from "../src/services/portability/imports.ts";
+import { warmActor } from "./federation_rig.ts";
 import { follow } from "./fixtures.ts";
 import { type PushService, Subscriber, startPushService } from "./push_receiver.ts";
 import { dialectUnderTest, startServer, type TestServer, type TestUser } from "./rig.ts";
@@ -94,6 +95,20 @@ async function runEachTwice(): Promise<void> {
     assert.deepEqual(await snapshot(), once, `${job.type} ${json(job.payload)} run a second time`);
     await server.rt.db.deleteFrom("jobs").where("id", "=", job.id).execute();
     ran.add(job.type);
+  }
+}
+
+/** How many jobs of `type` wait. */
+async function jobsOf(type: JobType): Promise<number> {
+  return (await server.rt.db.selectFrom("jobs").select("id").where("type", "=", type).execute()).length;
+}
+
+/** Waits until `condition` holds, for up to a minute. */
+async function waitFor(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await condition())) {
+    assert.ok(Date.now() < deadline, `waited a minute for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
@@ -286,6 +301,7 @@ const cases: Record<JobType, () => Promise<void>> = {
   async "federation.fedify"() {
     // The peer's Follow arrives in the inbox, which leaves it to a job.
     const reader = await peer.user("reader");
+    await warmActor(server, writer);
     const found = await peer.get("/api/v1/accounts/lookup", {
       token: reader.token,
       query: { acct: `${writer.username}@${new URL(server.url).host}` },
@@ -293,7 +309,8 @@ const cases: Record<JobType, () => Promise<void>> = {
     assert.equal(found.status, 200, found.text);
     const res = await peer.post(`/api/v1/accounts/${found.body.id}/follow`, { token: reader.token });
     assert.equal(res.status, 200, res.text);
-    await peer.settle();
+    // The peer delivers it by a job of its own, tried again later if the first try fails.
+    await waitFor(async () => (await jobsOf("federation.fedify")) > 0, "the Follow to reach the inbox");
   },
   async "federation.distribute"() {
     await postAs(writer, { status: "For the peer" });
@@ -328,6 +345,7 @@ const cases: Record<JobType, () => Promise<void>> = {
     const pinner = await peer.user("pinner");
     const pinned = await peer.post("/api/v1/statuses", { token: pinner.token, json: { status: "Pinned there" } });
     assert.equal((await peer.post(`/api/v1/statuses/${pinned.body.id}/pin`, { token: pinner.token })).status, 200);
+    await warmActor(peer, pinner);
     const found = await server.get("/api/v1/accounts/lookup", {
       token: writer.token,
       query: { acct: `${pinner.username}@${new URL(peer.url).host}` },

@@ -104,6 +104,11 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     () => rt,
     () => app!,
   );
+  // The test's client shares this process's event loop: after the loop was busy for a few seconds
+  // (synchronous SQLite under load), the client sends on a kept-alive connection and the server's
+  // keep-alive timer, due meanwhile, closes it unread before the request is read (ECONNRESET). Kept
+  // alive a minute, a connection is reused long before that.
+  http.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
   const port = (http.address() as AddressInfo).port;
   const dataDir = mkdtempSync(join(tmpdir(), "rookery-test-"));

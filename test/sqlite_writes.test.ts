@@ -28,11 +28,16 @@ async function heldTransaction(c: Connection, body: string): Promise<{ release: 
   const held = new Promise<void>((r) => {
     release = r;
   });
+  let written!: () => void;
+  const inserted = new Promise<void>((r) => {
+    written = r;
+  });
   const done = c.db.transaction().execute(async (trx) => {
     await sql`insert into notes (body) values (${body})`.execute(trx);
+    written();
     await held;
   });
-  await new Promise((r) => setTimeout(r, 20));
+  await inserted;
   return { release, done };
 }
 
@@ -44,18 +49,19 @@ test("a write waits for another connection's transaction while its thread goes o
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
     const transaction = await heldTransaction(a, "first");
-    const started = Date.now();
-    const write = sql`insert into notes (body) values ('second')`.execute(b.db);
+    let wrote = false;
+    const write = sql`insert into notes (body) values ('second')`.execute(b.db).then(() => {
+      wrote = true;
+    });
     // Without the lock, this thread would sleep in SQLite's busy handler, its timers stopped, until
     // the write failed ("database is locked") five seconds later: the transaction could never end.
-    await new Promise((r) => setTimeout(r, 200));
-    const ticked = ticks;
+    const from = ticks;
+    while (ticks < from + 5) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(wrote, false, "the write waits for the transaction");
     transaction.release();
     await transaction.done;
     await write;
     clearInterval(ticker);
-    assert.ok(ticked >= 10, `the thread ran ${ticked} timer ticks while the write waited`);
-    assert.ok(Date.now() - started < 1000, `the write took ${Date.now() - started} ms`);
     const rows = await sql<{ body: string }>`select body from notes order by id`.execute(b.db);
     assert.deepEqual(
       rows.rows.map((r) => r.body),

@@ -134,41 +134,55 @@ interface Exchange {
   agents: { "http:": http.Agent; "https:": https.Agent };
 }
 
+/**
+ * One request and its response. A kept-alive connection that the other side closed as idle just as
+ * the request went out on it is reset before any answer (a process busy for a few seconds reuses
+ * connections the other side has given up on): the request then goes again on another connection,
+ * as Node's documentation advises. The other side closed it without reading the request.
+ */
 function exchange(url: URL, x: Exchange): Promise<FetchResponse> {
   return new Promise((resolve, reject) => {
     const fail = (error: unknown) => reject(asFetchError(error, x.signal, url));
     const client = url.protocol === "https:" ? https : http;
-    const request = client.request(
-      url,
-      { method: x.method, headers: x.headers, agent: x.agents[url.protocol as "http:"], signal: x.signal },
-      (response) => {
-        const declared = Number(response.headers["content-length"]);
-        if (declared > x.maxBytes) {
-          response.destroy();
-          return reject(tooLarge(url, x.maxBytes));
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > x.maxBytes) {
+    const send = () => {
+      let answered = false;
+      const request = client.request(
+        url,
+        { method: x.method, headers: x.headers, agent: x.agents[url.protocol as "http:"], signal: x.signal },
+        (response) => {
+          answered = true;
+          const declared = Number(response.headers["content-length"]);
+          if (declared > x.maxBytes) {
             response.destroy();
-            reject(tooLarge(url, x.maxBytes));
-          } else chunks.push(chunk);
-        });
-        response.on("error", fail);
-        response.on("end", () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks),
-            url: url.href,
-          }),
-        );
-      },
-    );
-    request.on("error", fail);
-    request.end(x.body);
+            return reject(tooLarge(url, x.maxBytes));
+          }
+          const chunks: Buffer[] = [];
+          let size = 0;
+          response.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > x.maxBytes) {
+              response.destroy();
+              reject(tooLarge(url, x.maxBytes));
+            } else chunks.push(chunk);
+          });
+          response.on("error", fail);
+          response.on("end", () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              body: Buffer.concat(chunks),
+              url: url.href,
+            }),
+          );
+        },
+      );
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        if (request.reusedSocket && !answered && error.code === "ECONNRESET" && !x.signal.aborted) send();
+        else fail(error);
+      });
+      request.end(x.body);
+    };
+    send();
   });
 }
 
