@@ -1,12 +1,14 @@
 // A real server process killed with SIGKILL in the middle of fanning out posts to 2,000 followers:
-// after it starts again, every feed entry and notification is there within 10 s (the dead process's
-// leases are released at once, not after running out), and the crash counts as no failed attempt.
+// after it starts again, every feed entry and notification gets there (the dead process's leases are
+// released at once, not after running out), and the crash counts as no failed attempt.
 // On PostgreSQL, the process also lives through every one of its connections being terminated.
+// How long the restart and the effects take is measured by bench/faults.ts; here only that they happen.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import pg from "pg";
 import { TEST_DATABASE_URL } from "./rig.ts";
 import { type ProcessServer, processServer, type Seeded, seedFollowers } from "./server_process.ts";
+import { waitUntil } from "./wait.ts";
 
 const FOLLOWERS = 2000;
 /** One follower in this many asked to hear of each post. */
@@ -56,7 +58,7 @@ async function effectsDone(posted: string[]): Promise<boolean> {
   );
 }
 
-test("SIGKILL during fan-out: every effect is done within 10 s of the restart", async (t) => {
+test("SIGKILL during fan-out: every effect is done after the restart", { timeout: 600_000 }, async (t) => {
   const posted: string[] = [];
   const heldLeases = () =>
     server.rt.db
@@ -71,25 +73,30 @@ test("SIGKILL during fan-out: every effect is done within 10 s of the restart", 
     assert.ok(round < 5, "the dead process held leases");
     posted.length = 0;
     for (let i = 0; i < POSTS; i++) posted.push(await postAsPoster(`Post ${i} of round ${round} before the crash`));
-    const waitingSince = Date.now();
-    while ((await heldLeases()).length === 0) {
-      assert.ok(Date.now() - waitingSince < 10_000, "the worker took a job");
-      await sleep(2);
-    }
+    await waitUntil("the worker to take a job", async () => (await heldLeases()).length > 0, { every: 2 });
     await server.kill();
     assert.equal(await effectsDone(posted), false, "the fan-out was still under way at the crash");
-    leased = await heldLeases();
+    // Whatever the dead process held, even a lease a slow heartbeat let lapse meanwhile.
+    leased = await server.rt.db
+      .selectFrom("jobs")
+      .select(["id", "attempts", "locked_by"])
+      .where("locked_by", "is not", null)
+      .execute();
     if (leased.length > 0) break;
     await server.start();
-    while (!(await effectsDone(posted))) await sleep(50);
+    await waitUntil("the effects of an uninterrupted round", () => effectsDone(posted));
   }
 
+  // The dead process's leases now run for an hour: the effects can only be done after the restart
+  // if it releases them at once rather than waiting for them to run out.
+  await server.rt.db
+    .updateTable("jobs")
+    .set({ locked_until: new Date(Date.now() + 3_600_000) })
+    .where("locked_by", "is not", null)
+    .execute();
   const startup = await server.start();
   const restarted = Date.now();
-  while (!(await effectsDone(posted))) {
-    assert.ok(Date.now() - restarted < 10_000, "effects not done within 10 s of the restart");
-    await sleep(50);
-  }
+  await waitUntil("the effects after the restart", () => effectsDone(posted));
   t.diagnostic(
     `${leased.length} jobs leased at the crash; restart ${startup} ms, effects done ${Date.now() - restarted} ms later`,
   );
@@ -104,6 +111,7 @@ test("SIGKILL during fan-out: every effect is done within 10 s of the restart", 
 
 test("PostgreSQL: every connection of the process terminated again and again, it lives on and answers", {
   skip: !TEST_DATABASE_URL && "PostgreSQL only",
+  timeout: 600_000,
 }, async () => {
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL! });
   await admin.connect();
@@ -120,23 +128,17 @@ test("PostgreSQL: every connection of the process terminated again and again, it
   } finally {
     await admin.end();
   }
-  const cut = Date.now();
-  for (;;) {
+  await waitUntil("the process to answer again", async () => {
     assert.ok(server.alive(), "the process exited");
     const res = await fetch(`${server.url}/api/v1/timelines/home`, {
       headers: { authorization: `Bearer ${seeded.posterToken}` },
     });
-    if (res.status === 200) break;
+    if (res.status === 200) return true;
     assert.equal(res.status, 503);
-    assert.ok(Date.now() - cut < 10_000, "not back within 10 s");
-    await sleep(50);
-  }
+    return false;
+  });
   // Its worker works again: a post reaches every feed.
   const id = await postAsPoster("after the connections went");
-  const posted = Date.now();
-  while (!(await effectsDone([id]))) {
-    assert.ok(Date.now() - posted < 10_000, "fan-out after reconnecting");
-    await sleep(50);
-  }
+  await waitUntil("the fan-out after reconnecting", () => effectsDone([id]));
   assert.ok(server.alive());
 });
