@@ -1,13 +1,16 @@
 // The database going away under load: on PostgreSQL every connection of the server is terminated
 // (as a restart, a failover or a network cut does) again and again while clients write; on SQLite
 // another connection holds the write lock past the wait. Requests answer 503 with Retry-After, never
-// 500, nothing acknowledged is lost, the process lives on, and service is back within seconds.
+// 500, nothing acknowledged is lost, the process lives on, and service comes back by itself (how soon
+// is a number for a benchmark; a test here waits for it as long as a loaded machine needs).
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, test } from "node:test";
+import pg from "pg";
 import { applicationName } from "../src/db/index.ts";
 import { follow, post } from "./fixtures.ts";
 import { adminQuery, dialectUnderTest, startServer, type TestServer, type TestUser } from "./rig.ts";
+import { waitUntil } from "./wait.ts";
 
 let server: TestServer;
 let writer: TestUser;
@@ -40,22 +43,12 @@ async function feedHas(ownerId: string, statusId: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Milliseconds until `check` holds, failing past `limit`. */
-async function within(limit: number, check: () => Promise<boolean>): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    try {
-      if (await check()) return Date.now() - started;
-    } catch {
-      // Not yet.
-    }
-    assert.ok(Date.now() - started < limit, `not within ${limit} ms`);
-    await sleep(50);
-  }
-}
+/** `check`, with the database's connections failing meanwhile counting as "not yet". */
+const once = (check: () => Promise<boolean>) => () => check().catch(() => false);
 
-test("PostgreSQL connections terminated under load: 503 with Retry-After, nothing acknowledged lost, back within 10 s", {
+test("PostgreSQL connections terminated under load: 503 with Retry-After, nothing acknowledged lost, back by itself", {
   skip: dialectUnderTest !== "postgres" && "PostgreSQL only",
+  timeout: 600_000,
 }, async () => {
   const statuses = new Map<number, number>();
   const acknowledged: string[] = [];
@@ -82,8 +75,7 @@ test("PostgreSQL connections terminated under load: 503 with Retry-After, nothin
     await terminateConnections();
     await sleep(250);
   }
-  const cutAt = Date.now();
-  const back = await within(10_000, async () => {
+  await waitUntil("the server to answer again", async () => {
     const res = await server.get("/api/v1/accounts/verify_credentials", { token: writer.token });
     return res.status === 200;
   });
@@ -91,22 +83,48 @@ test("PostgreSQL connections terminated under load: 503 with Retry-After, nothin
   await Promise.all(clients);
   assert.ok((statuses.get(200) ?? 0) > 0);
   assert.ok((statuses.get(503) ?? 0) > 0, `some requests met the database away: ${JSON.stringify([...statuses])}`);
-  assert.ok(Date.now() - cutAt < 10_000);
-  assert.ok(back < 10_000);
 
   const stored = await server.rt.db.selectFrom("statuses").select("id").where("id", "in", acknowledged).execute();
   assert.equal(stored.length, acknowledged.length);
 
-  // The queue listens again: a job added now wakes the worker at once (its poll is 10 s).
-  await within(10_000, async () => server.rt.queue.listening);
-  const status = await server.post("/api/v1/statuses", { token: writer.token, json: { status: "after" } });
-  assert.equal(status.status, 200);
-  const fannedOut = await within(10_000, () => feedHas(fan.accountId, status.body.id));
-  assert.ok(fannedOut < 3000, `fan-out took ${fannedOut} ms`);
+  // The queue listens again: a job added now wakes the worker through its notification, not its
+  // 10 s poll. Seen as the worker's wake-up happening within the delivery of a notification to a
+  // database connection of this process, rather than as a bound in milliseconds.
+  await waitUntil("the queue to listen again", () => server.rt.queue.listening);
+  const queue = server.rt.queue;
+  const wake = queue.wake;
+  const emit = pg.Client.prototype.emit;
+  let notifying = false;
+  let wokenByNotification = 0;
+  queue.wake = () => {
+    if (notifying) wokenByNotification++;
+    wake.call(queue);
+  };
+  pg.Client.prototype.emit = function (this: pg.Client, event: string | symbol, ...args: unknown[]) {
+    notifying = event === "notification";
+    try {
+      return emit.call(this, event, ...args);
+    } finally {
+      notifying = false;
+    }
+  };
+  try {
+    const status = await server.post("/api/v1/statuses", { token: writer.token, json: { status: "after" } });
+    assert.equal(status.status, 200);
+    await waitUntil(
+      "the fan-out after reconnecting",
+      once(() => feedHas(fan.accountId, status.body.id)),
+    );
+    assert.ok(wokenByNotification > 0, "the job's notification woke the worker");
+  } finally {
+    pg.Client.prototype.emit = emit;
+    Reflect.deleteProperty(queue, "wake");
+  }
 });
 
 test("PostgreSQL crash losing the feeds while Rookery runs: noticed on reconnecting, and the feeds rebuilt", {
   skip: dialectUnderTest !== "postgres" && "PostgreSQL only",
+  timeout: 600_000,
 }, async () => {
   const status = await post(server, writer, "before the crash");
   assert.ok(await feedHas(fan.accountId, status.id));
@@ -115,8 +133,14 @@ test("PostgreSQL crash losing the feeds while Rookery runs: noticed on reconnect
     await server.rt.db.deleteFrom(table).execute();
   }
   await terminateConnections();
-  await within(10_000, async () => (await server.rt.db.selectFrom("feeds_intact").selectAll().execute()).length === 1);
-  await within(10_000, () => feedHas(fan.accountId, status.id));
+  await waitUntil(
+    "the feeds to be found lost and marked rebuilt",
+    once(async () => (await server.rt.db.selectFrom("feeds_intact").selectAll().execute()).length === 1),
+  );
+  await waitUntil(
+    "the feed rebuilt",
+    once(() => feedHas(fan.accountId, status.id)),
+  );
   const home = await server.get("/api/v1/timelines/home", { token: fan.token });
   assert.equal(home.status, 200);
   assert.ok(home.body.some((s: { id: string }) => s.id === status.id));
