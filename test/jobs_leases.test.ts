@@ -9,6 +9,7 @@ import { newId } from "../src/domain/ids.ts";
 import { type Dispatch, Queue } from "../src/jobs/queue.ts";
 import { post } from "./fixtures.ts";
 import { startServer, type TestServer } from "./rig.ts";
+import { waitUntil } from "./wait.ts";
 
 let server: TestServer;
 before(async () => {
@@ -74,8 +75,7 @@ test("a worker running a job, and one waiting on another's lease, send next to n
     // Held by a live process elsewhere: not due until its lease ends in five minutes.
     const elsewhere = await insertLeased("another-host:1:feedface", {});
     await queue.enqueue("feeds.trim" as never, {} as never);
-    const deadline = Date.now() + 5000;
-    while (started === 0 && Date.now() < deadline) await sleep(20);
+    await waitUntil("the worker to start the job", () => started > 0, { every: 20 });
     assert.equal(started, 1);
     const before = counter.queries;
     await sleep(3000);
@@ -108,12 +108,11 @@ test("the leases of a dead process on this host are released at once, without co
     attempts.push(row.attempts);
   });
   try {
-    const started = Date.now();
-    while (attempts.length === 0 && Date.now() - started < 2000) await sleep(20);
+    await waitUntil("the dead process's job to run and end", async () => !(await jobsLeft()).includes(dead), {
+      every: 20,
+    });
     assert.deepEqual(attempts, [1]);
-    await sleep(300);
     assert.deepEqual(await jobsLeft(), [alive]);
-    assert.ok(!(await jobsLeft()).includes(dead));
   } finally {
     await queue.stop();
     await server.rt.db.deleteFrom("jobs").execute();
