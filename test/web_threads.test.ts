@@ -19,6 +19,7 @@ import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
 import { captureLogs, stopCapturingLogs } from "./log_capture.ts";
 import { adminQuery, TEST_DATABASE_URL } from "./rig.ts";
+import { waitUntil } from "./wait.ts";
 
 const THREADS = 3;
 let running: Running;
@@ -102,17 +103,18 @@ test("posts made at once through several threads all reach the home timeline, th
     [200, 200, 200, 200, 200, 200],
   );
   const expected = responses.map((r) => r.body.id as string).sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : -1));
-  // The fan-out jobs run in any thread, woken by whichever thread took the post.
-  const started = Date.now();
+  // The fan-out jobs run in any thread, woken by whichever thread took the post. How soon (before
+  // the queue's own polling would find them) is measured by bench/threads.ts, not bounded here.
   let home: string[] = [];
-  while (Date.now() - started < 10_000) {
-    home = (await call("GET", "/api/v1/timelines/home")).body.map((s: { id: string }) => s.id);
-    if (home.length === expected.length) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitUntil(
+    "the posts in the home timeline",
+    async () => {
+      home = (await call("GET", "/api/v1/timelines/home")).body.map((s: { id: string }) => s.id);
+      return home.length === expected.length;
+    },
+    { every: 20 },
+  );
   assert.deepEqual(home, expected);
-  // Sooner than the queue's own polling would find them.
-  assert.ok(Date.now() - started < 1500, `fan-out took ${Date.now() - started} ms`);
   for (let i = 0; i < 12; i++) {
     const page = await call("GET", "/api/v1/timelines/home");
     assert.deepEqual(
@@ -129,16 +131,13 @@ test("the web threads work jobs too: with the main thread's worker stopped, post
       Array.from({ length: 4 }, (_, i) => call("POST", "/api/v1/statuses", { status: `Worked elsewhere ${i}` })),
     );
     const ids = posted.map((r) => r.body.id as string);
-    const started = Date.now();
-    let home: string[] = [];
-    while (Date.now() - started < 5000) {
-      home = (await call("GET", "/api/v1/timelines/home")).body.map((s: { id: string }) => s.id);
-      if (ids.every((id) => home.includes(id))) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.deepEqual(
-      ids.filter((id) => home.includes(id)),
-      ids,
+    await waitUntil(
+      "the posts in the home timeline",
+      async () => {
+        const home = (await call("GET", "/api/v1/timelines/home")).body.map((s: { id: string }) => s.id);
+        return ids.every((id) => home.includes(id));
+      },
+      { every: 20 },
     );
     const left = await running.rt.db.selectFrom("jobs").select("type").where("type", "=", "feeds.fanout").execute();
     assert.deepEqual(left, []);
@@ -155,21 +154,14 @@ test("a profile change made through one thread shows through all of them", async
   }
   const updated = await call("PATCH", "/api/v1/accounts/update_credentials", { display_name: "Renamed" });
   assert.equal(updated.body.display_name, "Renamed");
-  await new Promise((r) => setTimeout(r, 100));
-  for (let i = 0; i < 12; i++) {
-    assert.equal((await call("GET", `/api/v1/statuses/${status}`)).body.account.display_name, "Renamed");
-  }
+  // The other threads drop their copy when the change reaches them on the bus.
+  await waitUntil("every thread to show the new name", async () => {
+    for (let i = 0; i < 12; i++) {
+      if ((await call("GET", `/api/v1/statuses/${status}`)).body.account.display_name !== "Renamed") return false;
+    }
+    return true;
+  });
 });
-
-async function waitFor<T>(find: () => T | undefined, ms = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() - started > ms) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const deaths = () => records.filter((r) => String(r.rawMessage).startsWith("A web thread stopped"));
 
@@ -178,7 +170,16 @@ async function killNewest(): Promise<Worker> {
   const pool = running.threads!;
   const before = [...pool.threads];
   await before[before.length - 1].terminate();
-  return waitFor(() => [...pool.threads].find((t) => !before.includes(t)));
+  let replacement: Worker | undefined;
+  await waitUntil(
+    "a thread in its place",
+    () => {
+      replacement = [...pool.threads].find((t) => !before.includes(t));
+      return replacement !== undefined;
+    },
+    { every: 20 },
+  );
+  return replacement!;
 }
 
 test("a web thread that dies is replaced, and every thread answers after", async () => {
