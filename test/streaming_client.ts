@@ -1,8 +1,8 @@
 // Streaming clients for the tests: a raw WebSocket that records every frame, and an SSE reader.
-import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
 import { hubOf } from "../src/streaming/hub.ts";
 import type { TestServer } from "./rig.ts";
+import { waitUntil } from "./wait.ts";
 
 export interface Received {
   stream?: string[];
@@ -15,18 +15,13 @@ export interface Received {
 export const wsUrl = (server: TestServer, query = "") =>
   `${server.url.replace(/^http/, "ws")}/api/v1/streaming${query}`;
 
-/** Waits until `check` holds, for up to `ms`. */
-export async function until(check: () => boolean, ms = 5000, what = "a condition"): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+/** Waits until `check` holds; `ms` bounds it only where giving up is the point (else a hang guard). */
+export const until = (check: () => boolean, ms?: number, what = "a condition"): Promise<void> =>
+  waitUntil(what, check, { every: 10, ...(ms === undefined ? {} : { hangMs: ms }) });
 
 /** Waits until this server's thread holds `n` subscriptions in all. */
 export function subscribed(server: TestServer, n: number): Promise<void> {
-  return until(() => hubOf(server.rt).subscriptions === n, 5000, `${n} subscriptions`);
+  return until(() => hubOf(server.rt).subscriptions === n, undefined, `${n} subscriptions`);
 }
 
 /** A WebSocket to the server that records what it receives. */
@@ -64,7 +59,7 @@ export class Socket {
   }
 
   /** Waits for a frame of `event` that `match` accepts, and returns it. */
-  async next(event: string, match: (f: Received) => boolean = () => true, ms = 5000): Promise<Received> {
+  async next(event: string, match: (f: Received) => boolean = () => true, ms?: number): Promise<Received> {
     const find = () => this.frames.find((f) => (f.event ?? "") === event && match(f));
     await until(() => find() !== undefined, ms, event || "an error");
     return find()!;
@@ -93,7 +88,7 @@ export class EventStream {
     s.status = res.status;
     if (res.status !== 200 || !res.body) return s;
     void s.#read(res.body).catch(() => {});
-    await until(() => s.comments > 0, 5000, "the stream's first comment");
+    await until(() => s.comments > 0, undefined, "the stream's first comment");
     return s;
   }
 
