@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { TEST_DATABASE_URL } from "./rig.ts";
 import { type ProcessServer, processServer } from "./server_process.ts";
+import { waitUntil } from "./wait.ts";
 
 let worker: ProcessServer;
 before(async () => {
@@ -16,9 +17,7 @@ test("a worker process runs the jobs it finds and keeps running", async () => {
   const id = await worker.rt.queue.enqueue("feeds.fanout", { statusId: "1" });
   await worker.start();
   const pending = () => worker.rt.db.selectFrom("jobs").select("id").where("id", "=", id).executeTakeFirst();
-  const deadline = Date.now() + 20_000;
-  while ((await pending()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(await pending(), undefined);
+  await waitUntil("the job to run", async () => (await pending()) === undefined);
   // Idle now, and still there.
   await new Promise((r) => setTimeout(r, 2500));
   assert.equal(worker.alive(), true);
