@@ -3,11 +3,11 @@
 // when it may move again; heron's follower follows egret. The move page reads in German too.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { PASSWORD } from "../browser.ts";
 import { follow } from "../fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "../rig.ts";
-import { inPage, launch, missingChromium } from "./chromium.ts";
+import { inPage, launch, missingChromium, signIn } from "./chromium.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -30,17 +30,9 @@ after(async () => {
 
 const skip = missingChromium ?? undefined;
 
-async function signIn(page: Page, username: string, path: string) {
-  await page.goto(`${server.url}${path}`);
-  await page.getByLabel(/email|e-mail|correo/i).fill(`${username}@example.test`);
-  await page.getByLabel(/password|passwort|mot de passe|contraseña/i).fill(PASSWORD);
-  await page.locator("form[action='/auth/sign_in'] button[type=submit]").click();
-  await page.waitForURL(new RegExp(`${path}$`));
-}
-
 test("an alias on the new account, then the move from the old one", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
-    await signIn(page, "egret", "/settings/aliases");
+    await signIn(page, server, "egret", "/settings/aliases");
     await page.getByText("No alias yet.").waitFor();
     await page.getByLabel("Handle of the old account").fill("@heron");
     await page.getByRole("button", { name: "Add the alias" }).click();
@@ -48,7 +40,7 @@ test("an alias on the new account, then the move from the old one", { skip }, as
     await page.getByRole("cell", { name: "@heron" }).waitFor();
   });
   await inPage(t, browser, async (page) => {
-    await signIn(page, "heron", "/settings/migration");
+    await signIn(page, server, "heron", "/settings/migration");
     await page.getByRole("heading", { name: "What happens" }).waitFor();
     await page.getByLabel("Handle of the new account").fill("egret");
     await page.getByLabel("Current password").fill("not it");
@@ -74,7 +66,7 @@ test("the move page in German", { skip }, async (t) => {
     t,
     browser,
     async (page) => {
-      await signIn(page, "reader", "/settings/migration");
+      await signIn(page, server, "reader", "/settings/migration");
       await page.getByRole("heading", { name: "Zu einem anderen Konto umziehen" }).waitFor();
       await page.getByLabel("Adresse des neuen Kontos").waitFor();
       await page.getByRole("link", { name: "Konto-Aliasse" }).click();

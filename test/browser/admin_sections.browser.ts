@@ -2,11 +2,11 @@
 // in and uses each page as people do, and the API (or the sign-up page) shows the effect.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { formFields, Browser as HttpBrowser, PASSWORD, submit } from "../browser.ts";
 import { remoteAccount } from "../fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "../rig.ts";
-import { inPage, launch, missingChromium } from "./chromium.ts";
+import { inPage, launch, missingChromium, signIn } from "./chromium.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -32,18 +32,9 @@ after(async () => {
 
 const skip = missingChromium ?? undefined;
 
-/** Opens an admin page; the server asks to sign in first, then comes back to it. */
-async function signIn(page: Page, username: string, path: string) {
-  await page.goto(`${server.url}${path}`);
-  await page.getByLabel(/email|e-mail|correo/i).fill(`${username}@example.test`);
-  await page.getByLabel(/password|passwort|mot de passe|contraseña/i).fill(PASSWORD);
-  await page.locator("form[action='/auth/sign_in'] button[type=submit]").click();
-  await page.waitForURL(new RegExp(`${path}$`));
-}
-
 test("the admin opens on the dashboard, which counts the open report", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
-    await signIn(page, "boss", "/admin/reports");
+    await signIn(page, server, "boss", "/admin/reports");
     await page.goto(`${server.url}/admin`);
     await page.waitForURL(/\/admin\/dashboard$/);
     await page.getByRole("heading", { name: "Dashboard" }).waitFor();
@@ -57,7 +48,7 @@ test("the admin opens on the dashboard, which counts the open report", { skip },
 
 test("a server is listed once one of its accounts is known, and is blocked from its page", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
-    await signIn(page, "boss", "/admin/instances");
+    await signIn(page, server, "boss", "/admin/instances");
     await page.getByText("No server is known yet.").waitFor();
     await remoteAccount(server, "far", "faraway.example");
     await remoteAccount(server, "near", "nearby.example");
@@ -95,7 +86,7 @@ test("a server is listed once one of its accounts is known, and is blocked from 
 
 test("an announcement written on the page is what the API serves; unpublished, it is gone", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
-    await signIn(page, "boss", "/admin/announcements");
+    await signIn(page, server, "boss", "/admin/announcements");
     await page.getByRole("link", { name: "New announcement" }).click();
     await page.getByLabel("Text").fill("The server moves on Sunday");
     await page.getByLabel("Event starts").fill("2030-05-05T08:00");
@@ -143,7 +134,7 @@ test("an invite deactivated on the admin page is refused at sign-up", { skip }, 
   const { code } = await server.rt.db.selectFrom("invites").select("code").executeTakeFirstOrThrow();
 
   await inPage(t, browser, async (page) => {
-    await signIn(page, "boss", "/admin/invites");
+    await signIn(page, server, "boss", "/admin/invites");
     const invite = page.getByRole("row", { name: new RegExp(code) });
     assert.deepEqual((await invite.locator("td").allInnerTexts()).slice(0, 3), [
       `${server.url}/invite/${code}`,

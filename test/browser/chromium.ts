@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { PASSWORD } from "../browser.ts";
+import type { TestServer } from "../rig.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -26,7 +28,8 @@ export async function inPage(
 ): Promise<void> {
   const context = await browser.newContext({ locale: o.locale ?? "en-US" });
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  // Only a guard against a hang: a busy machine may take long to render a page.
+  page.setDefaultTimeout(120_000);
   try {
     await steps(page);
   } catch (error) {
@@ -42,4 +45,13 @@ export async function inPage(
   } finally {
     await context.close();
   }
+}
+
+/** Opens `path`, which asks to sign in first, signs in as `username` and waits to be back on `path`. */
+export async function signIn(page: Page, server: TestServer, username: string, path: string): Promise<void> {
+  await page.goto(`${server.url}${path}`);
+  await page.getByLabel(/email|e-mail|correo/i).fill(`${username}@example.test`);
+  await page.getByLabel(/password|passwort|mot de passe|contraseña/i).fill(PASSWORD);
+  await page.locator("form[action='/auth/sign_in'] button[type=submit]").click();
+  await page.waitForURL(new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`));
 }

@@ -3,11 +3,10 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { PASSWORD } from "../browser.ts";
+import type { Browser } from "playwright-core";
 import { follow } from "../fixtures.ts";
 import { startServer, type TestServer } from "../rig.ts";
-import { inPage, launch, missingChromium } from "./chromium.ts";
+import { inPage, launch, missingChromium, signIn } from "./chromium.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -27,18 +26,10 @@ after(async () => {
 
 const skip = missingChromium ?? undefined;
 
-async function signIn(page: Page, username: string, path: string) {
-  await page.goto(`${server.url}${path}`);
-  await page.getByLabel(/email|e-mail|correo/i).fill(`${username}@example.test`);
-  await page.getByLabel(/password|passwort|mot de passe|contraseña/i).fill(PASSWORD);
-  await page.locator("form[action='/auth/sign_in'] button[type=submit]").click();
-  await page.waitForURL(new RegExp(`${path}$`));
-}
-
 test("a file downloaded from the export page is imported through the import page", { skip }, async (t) => {
   let file = Buffer.alloc(0);
   await inPage(t, browser, async (page) => {
-    await signIn(page, "leaving", "/settings/export");
+    await signIn(page, server, "leaving", "/settings/export");
     const download = page.waitForEvent("download");
     await page.locator("a[href='/settings/export/following.csv']").click();
     const done = await download;
@@ -48,7 +39,7 @@ test("a file downloaded from the export page is imported through the import page
     assert.match(file.toString(), /^Account address,Show boosts,Notify on new posts,Languages\nfriend@/);
   });
   await inPage(t, browser, async (page) => {
-    await signIn(page, "arriving", "/settings/import");
+    await signIn(page, server, "arriving", "/settings/import");
     await page.getByLabel("Type of data").selectOption("following");
     await page
       .getByLabel("CSV file")

@@ -4,11 +4,10 @@
 // page speaks German to a German browser.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { PASSWORD } from "../browser.ts";
+import type { Browser } from "playwright-core";
 import { type RemoteActor, type RemoteServer, signedPostHeaders, startRemoteServer } from "../remote_actors.ts";
 import { startServer, type TestServer } from "../rig.ts";
-import { inPage, launch, missingChromium } from "./chromium.ts";
+import { inPage, launch, missingChromium, signIn } from "./chromium.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -33,14 +32,6 @@ after(async () => {
 });
 
 const skip = missingChromium ?? undefined;
-
-async function signIn(page: Page, username: string, path: string) {
-  await page.goto(`${server.url}${path}`);
-  await page.getByLabel(/email|e-mail|correo/i).fill(`${username}@example.test`);
-  await page.getByLabel(/password|passwort|mot de passe|contraseña/i).fill(PASSWORD);
-  await page.locator("form[action='/auth/sign_in'] button[type=submit]").click();
-  await page.waitForURL(new RegExp(`${path}$`));
-}
 
 /** The relay accepts the Follow it received (once it has arrived). */
 async function relayAccepts(): Promise<void> {
@@ -71,7 +62,7 @@ test("an admin adds a relay, which is enabled once it accepts, then disables, en
   skip,
 }, async (t) => {
   await inPage(t, browser, async (page) => {
-    await signIn(page, "boss", "/admin/domain_blocks");
+    await signIn(page, server, "boss", "/admin/domain_blocks");
     await page.getByRole("link", { name: "Relays" }).click();
     await page.getByText("No relay is set up.").waitFor();
     await page.getByLabel("Inbox URL of the relay").fill(relayInbox);
@@ -107,7 +98,7 @@ test("an admin adds a relay, which is enabled once it accepts, then disables, en
 
 test("a moderator may not open the relays; the page speaks the browser's language", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
-    await signIn(page, "mod", "/admin/reports");
+    await signIn(page, server, "mod", "/admin/reports");
     assert.equal(await page.getByRole("link", { name: "Relays" }).count(), 0);
     const res = await page.goto(`${server.url}/admin/relays`);
     assert.equal(res?.status(), 403);
@@ -116,7 +107,7 @@ test("a moderator may not open the relays; the page speaks the browser's languag
     t,
     browser,
     async (page) => {
-      await signIn(page, "boss", "/admin/relays");
+      await signIn(page, server, "boss", "/admin/relays");
       await page.getByRole("heading", { name: "Relais", exact: true }).waitFor();
       assert.equal(await page.getByLabel("Inbox-URL des Relais").count(), 1);
     },

@@ -2,11 +2,11 @@
 // the API shows the effect.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { PASSWORD } from "../browser.ts";
 import { post } from "../fixtures.ts";
 import { startServer, type TestServer, type TestUser } from "../rig.ts";
-import { inPage, launch, missingChromium } from "./chromium.ts";
+import { inPage, launch, missingChromium, signIn } from "./chromium.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -36,18 +36,9 @@ after(async () => {
 
 const skip = missingChromium ?? undefined;
 
-/** Opens an admin page; the server asks to sign in first, then comes back to it. */
-async function signIn(page: Page, username: string, path: string) {
-  await page.goto(`${server.url}${path}`);
-  await page.getByLabel(/email|e-mail|correo/i).fill(`${username}@example.test`);
-  await page.getByLabel(/password|passwort|mot de passe|contraseña/i).fill(PASSWORD);
-  await page.locator("form[action='/auth/sign_in'] button[type=submit]").click();
-  await page.waitForURL(new RegExp(`${path.replace(/[?]/g, "\\?")}$`));
-}
-
 test("a moderator handles a report through the pages", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
-    await signIn(page, "mod", "/admin/reports");
+    await signIn(page, server, "mod", "/admin/reports");
     await page.getByRole("link", { name: `Report #${reportId}` }).click();
     await page.waitForURL(`**/admin/reports/${reportId}`);
     assert.match(await page.locator("main").innerText(), /Buy cheap watches/);
@@ -70,7 +61,7 @@ test("a moderator suspends the reported account from the report; the API answers
   skip,
 }, async (t) => {
   await inPage(t, browser, async (page) => {
-    await signIn(page, "mod", `/admin/reports/${reportId}`);
+    await signIn(page, server, "mod", `/admin/reports/${reportId}`);
     await page.getByRole("link", { name: "Act on this account" }).click();
     await page.waitForURL(`**/admin/accounts/${target.accountId}?report_id=${reportId}`);
     await page.getByLabel("Suspend").check();
@@ -96,7 +87,7 @@ test("a moderator suspends the reported account from the report; the API answers
 
 test("an admin blocks a domain and renames the server", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
-    await signIn(page, "boss", "/admin/domain_blocks");
+    await signIn(page, server, "boss", "/admin/domain_blocks");
     await page.getByLabel("Domain").fill("spam.example");
     await page.getByLabel("Severity").selectOption("silence");
     await page.getByLabel("Public comment").fill("Too much spam");
@@ -122,7 +113,7 @@ test("an admin blocks a domain and renames the server", { skip }, async (t) => {
 test("an admin creates a role and gives it to an account; the API shows it", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
     const helper = await server.user("helper", { scopes: ["read", "admin:read"] });
-    await signIn(page, "boss", "/admin/roles");
+    await signIn(page, server, "boss", "/admin/roles");
     await page.getByRole("link", { name: "New role" }).click();
     await page.getByLabel("Name").fill("Helpers");
     await page.getByLabel("Colour").fill("#336699");
@@ -153,7 +144,7 @@ test("the pages follow the browser's language", { skip }, async (t) => {
     t,
     browser,
     async (page) => {
-      await signIn(page, "mod", "/admin/reports");
+      await signIn(page, server, "mod", "/admin/reports");
       assert.equal(await page.locator("html").getAttribute("lang"), "fr");
       await page.getByRole("link", { name: "Résolus", exact: true }).click();
       await page.getByRole("heading", { name: "Signalements" }).waitFor();

@@ -2,13 +2,12 @@
 // uses them as people do, and the public API shows the effect.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import sharp from "sharp";
 import { newId } from "../../src/domain/ids.ts";
-import { PASSWORD } from "../browser.ts";
 import { post } from "../fixtures.ts";
 import { startServer, type TestServer } from "../rig.ts";
-import { inPage, launch, missingChromium } from "./chromium.ts";
+import { inPage, launch, missingChromium, signIn } from "./chromium.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -30,22 +29,13 @@ after(async () => {
 
 const skip = missingChromium ?? undefined;
 
-/** Opens an admin page; the server asks to sign in first, then comes back to it. */
-async function signIn(page: Page, path: string) {
-  await page.goto(`${server.url}${path}`);
-  await page.getByLabel(/email|e-mail/i).fill("boss@example.test");
-  await page.getByLabel(/password|passwort/i).fill(PASSWORD);
-  await page.locator("form[action='/auth/sign_in'] button[type=submit]").click();
-  await page.waitForURL(new RegExp(`${path.replace(/[?]/g, "\\?")}$`));
-}
-
 const emojis = async () =>
   (await server.get("/api/v1/custom_emojis")).body.map((e: any) => [e.shortcode, e.visible_in_picker, e.category]);
 
 test("an admin approves a trending hashtag; it trends publicly", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
     assert.deepEqual((await server.get("/api/v1/trends/tags")).body, []);
-    await signIn(page, "/admin/reports");
+    await signIn(page, server, "boss", "/admin/reports");
     await page.getByRole("link", { name: "Trends" }).click();
     const row = page.getByRole("row", { name: /#Seabirds/ });
     assert.match(await row.innerText(), /#Seabirds\s+2\s+Pending review/);
@@ -65,7 +55,7 @@ test("an admin approves a trending hashtag; it trends publicly", { skip }, async
 
 test("an admin finds a hashtag by name and keeps it out of search", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
-    await signIn(page, "/admin/tags");
+    await signIn(page, server, "boss", "/admin/tags");
     await page.getByLabel("Name").fill("#sea");
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByRole("link", { name: "#Seabirds" }).click();
@@ -84,7 +74,7 @@ test("an admin finds a hashtag by name and keeps it out of search", { skip }, as
 
 test("an admin uploads an emoji, unlists it, and copies another server's", { skip }, async (t) => {
   await inPage(t, browser, async (page) => {
-    await signIn(page, "/admin/custom_emojis");
+    await signIn(page, server, "boss", "/admin/custom_emojis");
     const png = await sharp({
       create: { width: 48, height: 48, channels: 4, background: { r: 240, g: 180, b: 20, alpha: 1 } },
     })
@@ -146,7 +136,7 @@ test("the pages follow the browser's language", { skip }, async (t) => {
     t,
     browser,
     async (page) => {
-      await signIn(page, "/admin/custom_emojis");
+      await signIn(page, server, "boss", "/admin/custom_emojis");
       assert.equal(await page.locator("html").getAttribute("lang"), "de");
       await page.getByRole("heading", { name: "Eigene Emojis" }).waitFor();
       await page.getByRole("link", { name: "Trends", exact: true }).click();
