@@ -50,6 +50,8 @@ export interface Config {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Whether outgoing requests may use plain http and reach private, loopback and link-local addresses. */
   allowPrivateAddresses: boolean;
+  /** How long a delivery to another server may wait for its answer. */
+  deliveryTimeoutMs: number;
   /** Prometheus metrics on a listener of their own (METRICS_PORT), or null: off. */
   metrics: MetricsConfig | null;
   /** OpenTelemetry traces sent to a collector (OTEL_EXPORTER_OTLP_ENDPOINT), or null: off. */
@@ -260,6 +262,7 @@ const schema = {
   MEDIA_CACHE_RETENTION_DAYS: int(1, 36_500).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   ALLOW_PRIVATE_ADDRESSES: bool.default(false),
+  DELIVERY_TIMEOUT_SECONDS: int(1, 600).default(15),
   METRICS_PORT: int(0, 65535).optional(),
   METRICS_BIND: z.string().min(1).default("127.0.0.1"),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
@@ -392,6 +395,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     logLevel: v.LOG_LEVEL as Config["logLevel"],
     allowPrivateAddresses: v.ALLOW_PRIVATE_ADDRESSES as boolean,
+    deliveryTimeoutMs: (v.DELIVERY_TIMEOUT_SECONDS as number) * 1000,
     metrics:
       metricsPort === undefined
         ? null

@@ -123,7 +123,8 @@ test("deliveries to servers that hang leave a slot to local jobs: a follower's h
     req.socket.once("close", () => ended++);
   });
   await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
-  const busy = await startServer({ env: { ALLOW_PRIVATE_ADDRESSES: "true" } });
+  // The deliveries hang longer than the test may take on a busy machine.
+  const busy = await startServer({ env: { ALLOW_PRIVATE_ADDRESSES: "true", DELIVERY_TIMEOUT_SECONDS: "600" } });
   try {
     const alice = await busy.user("alice");
     const bob = await busy.user("bob");

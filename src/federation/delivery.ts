@@ -28,7 +28,6 @@ export const DELIVERY_MAX_ATTEMPTS = 17;
 const BREAKER_THRESHOLD = 5;
 const BREAKER_MIN_MS = 60_000;
 const BREAKER_MAX_MS = 3600_000;
-const TIMEOUT_MS = 15_000;
 
 /** Deliveries to one server at once from one process, so that a busy queue does not flood it. */
 const PER_SERVER = 2;
@@ -81,7 +80,7 @@ export async function deliver(rt: Runtime, job: { inbox: string; owner: string; 
       method: "POST",
       headers: Object.fromEntries(signed.headers),
       body: job.body,
-      timeoutMs: TIMEOUT_MS,
+      timeoutMs: rt.config.deliveryTimeoutMs,
       maxBytes: 64 * 1024,
       maxRedirects: 0,
     });
