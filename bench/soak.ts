@@ -3,8 +3,10 @@
 //  1. right after start;
 //  2. after the home-timeline benchmark (50 connections for 20 s);
 //  3. each minute of a steady load for `--minutes N` (BENCH_SOAK_MINUTES; 30 by default): the home
-//     timeline, the instance and the public timeline read at 300 requests/s in all, and a post a
-//     second by the account with 10,000 followers; for each minute the reads' latency and timeouts,
+//     and local timelines, notifications and the instance read at 300 requests/s in all, beside
+//     the rest of a day's traffic (bench/soak_traffic.ts: a post a second by the account with 10,000
+//     followers, favourites, searches, streaming clients coming and going, signed deliveries from
+//     another server, photo uploads); for each minute the reads' latency and timeouts, the others',
 //     and from the server's metrics (METRICS_PORT) the longest event-loop delay of its threads and,
 //     on SQLite, the longest wait for the write lock and hold of it, the longest checkpoints, and
 //     the WAL's size. `--only sqlite|postgres` (BENCH_ONLY) runs one database.
@@ -21,8 +23,14 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
+import { openDatabase } from "../src/db/index.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
+import { createLocalUser } from "../src/services/accounts/accounts.ts";
+import { createApplication } from "../src/services/auth/apps.ts";
+import { issueToken } from "../src/services/auth/tokens.ts";
+import { startRemoteServer } from "../test/remote_actors.ts";
+import { seedFollows } from "./ingest.ts";
 import {
   benchOptions,
   freePort,
@@ -37,6 +45,7 @@ import {
   stopRookery,
 } from "./lib.ts";
 import { seed } from "./seed.ts";
+import { startTraffic, type TrafficMinute } from "./soak_traffic.ts";
 
 const options = benchOptions({ minutes: process.env.BENCH_SOAK_MINUTES ?? "30", only: process.env.BENCH_ONLY ?? "" });
 const MINUTES = Number(options.minutes);
@@ -64,6 +73,7 @@ interface Minute {
   /** SQLite: the WAL file's size, in MB. */
   walMb: number;
   loadAverage: number;
+  traffic: TrafficMinute;
 }
 
 interface Soak {
@@ -81,13 +91,36 @@ const longestMs = (series: Sample[], having = "") =>
 async function soak(label: string, databaseUrl: string, dataDir: string): Promise<Soak> {
   const port = await freePort();
   const metricsPort = await freePort();
-  const env = { ...serverEnv(port, dataDir, databaseUrl), RATE_LIMITS: "off", METRICS_PORT: String(metricsPort) };
+  const env = {
+    ...serverEnv(port, dataDir, databaseUrl),
+    RATE_LIMITS: "off",
+    METRICS_PORT: String(metricsPort),
+    // The stand-in server that delivers to the inbox is on loopback.
+    ALLOW_PRIVATE_ADDRESSES: "true",
+  };
   const wal = databaseUrl.startsWith("sqlite:") ? `${databaseUrl.slice("sqlite:".length)}-wal` : null;
   log(`${label}: seeding…`);
   const rt = await createRuntime(loadConfig(env), { sqliteCheckpoints: false });
   const seeded = await seed(rt);
+  // alice reads her notifications (the remote actors' follows) and is followed by the actors that deliver.
+  const app = await createApplication(rt, {
+    name: "soak",
+    redirectUris: ["urn:ietf:wg:oauth:2.0:oob"],
+    scopes: ["read", "write"],
+  });
+  const alice = await createLocalUser(rt, {
+    username: "alice",
+    email: "alice@example.test",
+    password: "correct horse battery staple",
+    roleId: null,
+  });
+  const aliceToken = (
+    await issueToken(rt, { applicationId: app.id, userId: alice.userId, scopes: ["read", "write", "follow"] })
+  ).token;
   await rt.close();
   let server: ChildProcess | null = null;
+  const remote = await startRemoteServer();
+  const conn = await openDatabase(databaseUrl, { poolSize: 1 });
   try {
     server = await startRookery(env, port);
     await new Promise((r) => setTimeout(r, 2000));
@@ -97,6 +130,8 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
     const home = await load(`${base}/api/v1/timelines/home?limit=20`, reader);
     const afterHome = Math.round(memoryKb(server.pid!, "VmRSS") / 1024);
     log(`${label}: ${started} MB after start, ${afterHome} MB after the home timeline (${home.rps} requests/s)`);
+    const actors = Array.from({ length: 50 }, (_, i) => `soak${i}`);
+    await seedFollows(base, conn.db, aliceToken, remote, actors);
 
     if (!process.env.BENCH_SOAK_COLD) {
       await fillCaches(base, seeded.readerToken);
@@ -115,17 +150,14 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
           { method: "GET", path: "/api/v1/timelines/home?limit=20", headers: reader },
           { method: "GET", path: "/api/v1/timelines/public?local=true&limit=20" },
           { method: "GET", path: "/api/v1/instance" },
+          { method: "GET", path: "/api/v1/notifications?limit=20", headers: { authorization: `Bearer ${aliceToken}` } },
         ],
       });
-    let posted = 0;
-    const poster = setInterval(() => {
-      posted++;
-      void fetch(`${base}/api/v1/statuses`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${seeded.posterToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ status: `Soak post ${posted}` }),
-      }).catch(() => {});
-    }, 1000);
+    const traffic = await startTraffic(
+      base,
+      { reader: seeded.readerToken, poster: seeded.posterToken },
+      { server: remote, names: actors, inbox: `${base}/inbox` },
+    );
     // A post a second fills 10,000 feeds: PostgreSQL's statistics of the feeds, taken by the seed
     // when one feed held every entry, must follow, or its plans go wrong (a home page read 3.3
     // million entries of other feeds: 3 s). Autovacuum analyses as tables change; where it is off
@@ -158,6 +190,7 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
         restartWait: longestMs(checkpoints, 'mode="restart_wait"'),
         walMb: wal ? Math.round(statSync(wal, { throwIfNoEntry: false })?.size ?? 0) / 2 ** 20 : 0,
         loadAverage: loadavg()[0],
+        traffic: traffic.take(),
       };
       minutes.push(m);
       const sqlite = wal
@@ -167,17 +200,28 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
         : "";
       log(
         `${label}: minute ${i + 1}: ${m.rss} MB; reads p50 ${m.p50} / p99 ${m.p99} / max ${m.max} ms, ${m.timeouts} timeouts, ${m.errors} errors; ` +
-          `event loop ≤ ${m.loopMax} ms; ${sqlite}load ${m.loadAverage.toFixed(1)}`,
+          `event loop ≤ ${m.loopMax} ms; ${sqlite}load ${m.loadAverage.toFixed(1)}; ${describe(m.traffic)}`,
       );
     }
-    clearInterval(poster);
+    await traffic.stop();
     clearInterval(analyser);
     await analysing;
     await analyse?.end();
     return { label, started, afterHome, homeRps: home.rps, minutes };
   } finally {
     await stopRookery(server);
+    await conn.close();
+    await remote.close();
   }
+}
+
+function describe(t: TrafficMinute): string {
+  return (
+    `${t.posts} posts, ${t.favourites} favourites; searches p50 ${t.searches.p50} / p99 ${t.searches.p99} ms; ` +
+    `${t.inbox.sent} deliveries (${t.inbox.refused} refused); ${t.uploads.count} uploads (answered p99 ` +
+    `${t.uploads.answeredP99} ms, processed ≤ ${t.uploads.processedMax} ms); streams ${t.streams.opened} opened, ` +
+    `${t.streams.closed} closed, ${t.streams.events} events; ${t.errors} errors`
+  );
 }
 
 /**
@@ -235,20 +279,21 @@ const all = (r: Soak, pick: (m: Minute) => number) => r.minutes.map(pick);
 console.log(
   [
     `Resident memory and the reads' latency, default configuration (steady load for ${MINUTES} min: 300 reads/s and a post a second to 10,000 followers)`,
-    "Targets: at most 150 MB after start, at most 300 MB after the home benchmark, RSS flat within 10% after the fifth minute, no timeouts.",
+    "Targets: at most 150 MB after start, at most 300 MB after the home benchmark, RSS flat within 10% after the fifth minute, reads p99 under 150 ms, no timeouts.",
     "",
-    "| database | after start | after the home benchmark (req/s) | RSS first → last minute (highest) | RSS spread from minute n | reads p99 (worst minute) | timeouts | longest event-loop delay | WAL (largest) |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| database | after start | after the home benchmark (req/s) | RSS first → last minute (highest) | RSS spread from minute n | reads p99 (worst minute) | timeouts | searches p99 (worst minute) | uploads processed (slowest) | deliveries refused, other errors | longest event-loop delay | WAL (largest) |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...results.map((r) => {
       const s = spread(r.minutes);
       const sum = (pick: (m: Minute) => number) => all(r, pick).reduce((a, b) => a + b, 0);
       const max = (pick: (m: Minute) => number) => Math.max(...all(r, pick));
-      return `| ${r.label} | ${r.started} MB | ${r.afterHome} MB (${r.homeRps}) | ${r.minutes[0]?.rss} → ${r.minutes.at(-1)?.rss} MB (${max((m) => m.rss)}) | ${s.percent}% from minute ${s.from} | ${max((m) => m.p99)} ms | ${sum((m) => m.timeouts)} | ${max((m) => m.loopMax)} ms | ${r.label === "SQLite" ? `${max((m) => m.walMb).toFixed(0)} MB` : "-"} |`;
+      return `| ${r.label} | ${r.started} MB | ${r.afterHome} MB (${r.homeRps}) | ${r.minutes[0]?.rss} → ${r.minutes.at(-1)?.rss} MB (${max((m) => m.rss)}) | ${s.percent}% from minute ${s.from} | ${max((m) => m.p99)} ms | ${sum((m) => m.timeouts)} | ${max((m) => m.traffic.searches.p99)} ms | ${max((m) => m.traffic.uploads.processedMax)} ms | ${sum((m) => m.traffic.inbox.refused)}, ${sum((m) => m.errors + m.traffic.errors)} | ${max((m) => m.loopMax)} ms | ${r.label === "SQLite" ? `${max((m) => m.walMb).toFixed(0)} MB` : "-"} |`;
     }),
     "",
     ...results.flatMap((r) => [
       `${r.label}, each minute: RSS ${all(r, (m) => m.rss).join(", ")} MB`,
       `  reads p99 ${all(r, (m) => m.p99).join(", ")} ms; timeouts ${all(r, (m) => m.timeouts).join(", ")}`,
+      `  searches p99 ${all(r, (m) => m.traffic.searches.p99).join(", ")} ms; stream events ${all(r, (m) => m.traffic.streams.events).join(", ")}`,
       ...(r.label === "SQLite"
         ? [
             `  longest write-lock wait ${all(r, (m) => m.lockWait).join(", ")} ms; hold ${all(r, (m) => m.lockHold).join(", ")} ms`,
