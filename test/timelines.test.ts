@@ -221,8 +221,67 @@ test("a trimmed feed reads on past its horizon from the statuses", async () => {
   assert.doesNotMatch(second.headers.get("link") ?? "", /rel="next"/);
 
   assert.equal(await rebuildHomeFeed(server.rt, fan.accountId), 30);
+});
+
+test("trimming cuts feeds past 880 entries back to their newest 800, a chunk of feeds past a cursor at a time", async () => {
   assert.equal(FEED_SIZE, 800);
-  await trimFeeds(server.rt);
+  const short = await server.user("trim_short");
+  const long = await server.user("trim_long");
+  const later = await server.user("trim_later");
+  // Entries of statuses that need not exist: only the feeds' lengths matter here.
+  const fill = (feed: string, count: number) =>
+    server.rt.db
+      .insertInto("feed_entries")
+      .values(
+        Array.from({ length: count }, (_, i) => ({
+          feed_id: feed,
+          status_id: String(1000 + i),
+          account_id: feed,
+          reblog_of_id: null,
+          reblog_author_id: null,
+        })),
+      )
+      .execute();
+  await fill(short.accountId, 880);
+  await fill(long.accountId, 900);
+  await fill(later.accountId, 881);
+  const length = async (feed: string) =>
+    Number(
+      (
+        await server.rt.db
+          .selectFrom("feed_entries")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .where("feed_id", "=", feed)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const horizon = async (feed: string) =>
+    (await server.rt.db.selectFrom("feed_horizons").select("horizon_id").where("feed_id", "=", feed).executeTakeFirst())
+      ?.horizon_id;
+
+  // A chunk starts past its cursor: the feeds before it are left for the chunks before.
+  await trimFeeds(server.rt, { after: long.accountId });
+  assert.equal(await length(long.accountId), 900);
+  assert.equal(await length(later.accountId), 800);
+  assert.equal(String(await horizon(later.accountId)), "1081");
+
+  // A whole pass, as the worker runs it: every chunk, each a job.
+  await server.rt.queue.enqueue("feeds.trim", {});
+  await server.settle();
+  assert.equal(await length(short.accountId), 880);
+  assert.equal(await horizon(short.accountId), undefined);
+  assert.equal(await length(long.accountId), 800);
+  assert.equal(String(await horizon(long.accountId)), "1100");
+  const kept = await server.rt.db
+    .selectFrom("feed_entries")
+    .select((eb) => [eb.fn.min("status_id").as("low"), eb.fn.max("status_id").as("high")])
+    .where("feed_id", "=", long.accountId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual([String(kept.low), String(kept.high)], ["1100", "1899"]);
+  // One trim stays scheduled for later, and no other.
+  const trims = await server.rt.db.selectFrom("jobs").select("run_at").where("type", "=", "feeds.trim").execute();
+  assert.equal(trims.length, 1);
+  assert.ok(new Date(trims[0].run_at).getTime() > Date.now() + 60_000);
 });
 
 test("lists: members' posts, replies by policy, exclusive lists keep members out of home", async () => {
