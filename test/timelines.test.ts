@@ -265,9 +265,26 @@ test("trimming cuts feeds past 880 entries back to their newest 800, a chunk of 
   assert.equal(await length(later.accountId), 800);
   assert.equal(String(await horizon(later.accountId)), "1081");
 
-  // A whole pass, as the worker runs it: every chunk, each a job.
+  // Lists are feeds too: enough of them that a pass takes more than one chunk on SQLite.
+  for (let i = 0; i < 11; i++)
+    assert.equal(
+      (await server.post("/api/v1/lists", { token: later.token, json: { title: `trim ${i}` } })).status,
+      200,
+    );
+  // A whole pass, as the worker runs it: every chunk, each a job, the next after a short pause;
+  // until only the next pass, ten minutes away, waits.
   await server.rt.queue.enqueue("feeds.trim", {});
-  await server.settle();
+  for (;;) {
+    await server.settle();
+    const chunk = await server.rt.db
+      .selectFrom("jobs")
+      .select("id")
+      .where("type", "=", "feeds.trim")
+      .where("run_at", "<", new Date(Date.now() + 60_000))
+      .executeTakeFirst();
+    if (!chunk) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
   assert.equal(await length(short.accountId), 880);
   assert.equal(await horizon(short.accountId), undefined);
   assert.equal(await length(long.accountId), 800);

@@ -1,6 +1,7 @@
 // Keeping feeds right when relationships change, trimming them, and rebuilding one from scratch.
 import { sql } from "kysely";
 import type { Db, Dialect } from "../../db/index.ts";
+import { paceChunk } from "../../jobs/pace.ts";
 import type { JobContext } from "../../jobs/queue.ts";
 import { logger } from "../../log.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -239,30 +240,39 @@ export async function restoreFeeds(rt: Runtime): Promise<void> {
 
 /**
  * Cuts every feed longer than TRIM_PAST back to its newest FEED_SIZE entries, remembering where it
- * ends: the feeds past `after`, a chunk at a time, each chunk a job. Feeds are found by their
- * owners (local accounts and lists) and measured through their index, never by counting every
- * entry: a count grouped by feed read the whole table in one statement (12 million entries after
- * 20 minutes of a post a second to 10,000 followers), and on SQLite held a thread for 0.3–0.8 s.
+ * ends: the feeds past `after`, a chunk at a time, each chunk a job, paced as imports are. Feeds are
+ * found by their owners (local accounts and lists) and measured through their index, never by
+ * counting every entry: a count grouped by feed read the whole table in one statement (some 18
+ * million entries after 30 minutes of a post a second to 10,000 followers), and on SQLite held a
+ * thread for 0.3–0.9 s. A chunk's feeds are cut in one transaction: a feed's old entries sit on a
+ * page of the status index each, which neighbouring feeds' entries share, so SQLite's log takes
+ * each page once per chunk rather than once per feed.
  */
 export async function trimFeeds(rt: Runtime, payload?: { after?: string }, job?: JobContext): Promise<void> {
-  let next: string | null = null;
+  let next: { after: string; pauseMs: number } | null = null;
   try {
+    const pause = paceChunk();
     const chunk = TRIM_CHUNK[rt.dialect];
     const feeds = await feedsToTrim(rt.db, payload?.after ?? "0", chunk);
-    for (const { id, edge } of feeds) {
-      if (edge === null) continue;
+    const long = feeds.filter((f): f is { id: string; edge: string } => f.edge !== null);
+    if (long.length > 0)
       await rt.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom("feed_entries").where("feed_id", "=", id).where("status_id", "<", edge).execute();
+        for (const { id, edge } of long)
+          await trx.deleteFrom("feed_entries").where("feed_id", "=", id).where("status_id", "<", edge).execute();
         await trx
           .insertInto("feed_horizons")
-          .values({ feed_id: id, horizon_id: edge })
-          .onConflict((oc) => oc.column("feed_id").doUpdateSet({ horizon_id: edge }))
+          .values(long.map(({ id, edge }) => ({ feed_id: id, horizon_id: edge })))
+          .onConflict((oc) => oc.column("feed_id").doUpdateSet((eb) => ({ horizon_id: eb.ref("excluded.horizon_id") })))
           .execute();
       });
-    }
-    if (feeds.length === chunk) next = feeds[chunk - 1].id;
+    if (feeds.length === chunk) next = { after: feeds[chunk - 1].id, pauseMs: pause() };
   } finally {
-    if (next !== null) await rt.queue.enqueue("feeds.trim", { after: next }, { unique: true });
+    if (next !== null)
+      await rt.queue.enqueue(
+        "feeds.trim",
+        { after: next.after },
+        { unique: true, runAt: new Date(Date.now() + next.pauseMs) },
+      );
     else await scheduleTrim(rt, job?.id);
   }
 }

@@ -10,6 +10,7 @@ import type { Db } from "../../db/index.ts";
 import type { ImportsTable } from "../../db/schema.ts";
 import { notFound, unprocessable } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
+import { paceChunk } from "../../jobs/pace.ts";
 import type { JobContext } from "../../jobs/queue.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { ExportKind } from "./exports.ts";
@@ -30,7 +31,6 @@ export type Import = Selectable<ImportsTable>;
 /** Rows per job: a chunk takes a fraction of a second (its follows go in one batch, other kinds row by row). */
 export const IMPORT_CHUNK = 100;
 const INSERT_BATCH = 500;
-const MAX_PAUSE_MS = 2000;
 
 export interface NewImport {
   kind: ExportKind;
@@ -119,7 +119,7 @@ export async function runImportChunk(rt: Runtime, p: { importId: string; from: n
     .orderBy("row_number")
     .execute();
   if (rows.length === 0) return;
-  const started = process.threadCpuUsage();
+  const pause = paceChunk();
   const known = await knownAddresses(
     rt,
     rows.map((r) => r.data),
@@ -137,12 +137,7 @@ export async function runImportChunk(rt: Runtime, p: { importId: string; from: n
       ? { row: row.row_number, target: a, error: null }
       : { row: row.row_number, target: null, error: a.message.slice(0, 300) };
   });
-  // The next chunk is started after a pause three times as long as this one's work kept the thread
-  // busy (its CPU time, up to two seconds; waiting on the database does not count): an import then
-  // takes about a quarter of the thread it runs on, and the requests that thread answers meanwhile
-  // keep their pace.
-  const used = process.threadCpuUsage(started);
-  await sleep(Math.min((3 * (used.user + used.system)) / 1000, MAX_PAUSE_MS));
+  await sleep(pause());
   // Each row's outcome in one statement; only rows not done yet count (see below).
   const caseOf = (value: (o: (typeof outcomes)[number]) => string | null) =>
     sql<string | null>`case row_number ${sql.join(
