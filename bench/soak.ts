@@ -278,7 +278,7 @@ function spread(minutes: Minute[]): { from: number; percent: number } {
 const all = (r: Soak, pick: (m: Minute) => number) => r.minutes.map(pick);
 console.log(
   [
-    `Resident memory and the reads' latency, default configuration (steady load for ${MINUTES} min: 300 reads/s and a post a second to 10,000 followers)`,
+    `Resident memory and the reads' latency, default configuration (steady load for ${MINUTES} min: 300 reads/s beside a post a second to 10,000 followers, 2 favourites, 2 searches, 10 deliveries and 5 streams replaced a second, a photo every 6 s)`,
     "Targets: at most 150 MB after start, at most 300 MB after the home benchmark, RSS flat within 10% after the fifth minute, reads p99 under 150 ms, no timeouts.",
     "",
     "| database | after start | after the home benchmark (req/s) | RSS first → last minute (highest) | RSS spread from minute n | reads p99 (worst minute) | timeouts | searches p99 (worst minute) | uploads processed (slowest) | deliveries refused, other errors | longest event-loop delay | WAL (largest) |",
