@@ -4,6 +4,9 @@
 // are done.
 import { Worker } from "node:worker_threads";
 import type { Db } from "../src/db/index.ts";
+import type { Runtime } from "../src/runtime.ts";
+import { createLocalUser } from "../src/services/accounts/accounts.ts";
+import { issueToken } from "../src/services/auth/tokens.ts";
 import { loadActivity } from "../test/activity_fixtures.ts";
 import { type RemoteServer, signedPostHeaders } from "../test/remote_actors.ts";
 import type { SignedRequest } from "./inbox_load.ts";
@@ -29,6 +32,17 @@ export function fill(serverUrl: string, remote: RemoteServer, username: string) 
     host: remote.host,
     target: `${serverUrl}/users/alice`,
   };
+}
+
+/** Makes alice, the local account the remote actors follow (see seedFollows), and a token of hers for the application. */
+export async function makeAlice(rt: Runtime, applicationId: string): Promise<string> {
+  const alice = await createLocalUser(rt, {
+    username: "alice",
+    email: "alice@example.test",
+    password: "correct horse battery staple",
+    roleId: null,
+  });
+  return (await issueToken(rt, { applicationId, userId: alice.userId, scopes: ["read", "write", "follow"] })).token;
 }
 
 /** Until no job is due within a minute (later ones are housekeeping), looking every 50 ms. */

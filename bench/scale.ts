@@ -32,11 +32,10 @@ import { loadConfig } from "../src/config.ts";
 import { type Db, openDatabase } from "../src/db/index.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
-import { createLocalUser } from "../src/services/accounts/accounts.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
 import { issueToken } from "../src/services/auth/tokens.ts";
 import { type RemoteServer, startRemoteServer } from "../test/remote_actors.ts";
-import { drained, seedFollows, send, signedCreates } from "./ingest.ts";
+import { drained, makeAlice, seedFollows, send, signedCreates } from "./ingest.ts";
 import {
   backendCpuMs,
   backendCpuSpent,
@@ -142,15 +141,7 @@ async function main() {
       redirectUris: ["urn:ietf:wg:oauth:2.0:oob"],
       scopes: ["read", "write", "follow"],
     });
-    const alice = await createLocalUser(rt, {
-      username: "alice",
-      email: "alice@example.test",
-      password: "correct horse battery staple",
-      roleId: null,
-    });
-    const aliceToken = (
-      await issueToken(rt, { applicationId: app.id, userId: alice.userId, scopes: ["read", "write", "follow"] })
-    ).token;
+    const aliceToken = await makeAlice(rt, app.id);
     // The streaming clients: the poster's first followers.
     const followers = await rt.db
       .selectFrom("follows as f")

@@ -26,11 +26,9 @@ import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/index.ts";
 import { configureLogging } from "../src/log.ts";
 import { createRuntime } from "../src/runtime.ts";
-import { createLocalUser } from "../src/services/accounts/accounts.ts";
 import { createApplication } from "../src/services/auth/apps.ts";
-import { issueToken } from "../src/services/auth/tokens.ts";
 import { startRemoteServer } from "../test/remote_actors.ts";
-import { seedFollows } from "./ingest.ts";
+import { makeAlice, seedFollows } from "./ingest.ts";
 import {
   benchOptions,
   freePort,
@@ -108,15 +106,7 @@ async function soak(label: string, databaseUrl: string, dataDir: string): Promis
     redirectUris: ["urn:ietf:wg:oauth:2.0:oob"],
     scopes: ["read", "write"],
   });
-  const alice = await createLocalUser(rt, {
-    username: "alice",
-    email: "alice@example.test",
-    password: "correct horse battery staple",
-    roleId: null,
-  });
-  const aliceToken = (
-    await issueToken(rt, { applicationId: app.id, userId: alice.userId, scopes: ["read", "write", "follow"] })
-  ).token;
+  const aliceToken = await makeAlice(rt, app.id);
   await rt.close();
   let server: ChildProcess | null = null;
   const remote = await startRemoteServer();
